@@ -1,0 +1,98 @@
+/*
+ * kwcall: tvm-ffi's KWARGS packed-call convention, from C++.
+ *
+ * A keyword call is the packed argument list `[pos..., KWARGS, "k0", v0, "k1", v1, ...]`,
+ * where KWARGS is the sentinel object returned by the global `ffi.GetKwargsObject`
+ * (Python: `tvm_ffi.core.KWARGS`). tvm-ffi has no C++ helper for it; this is one:
+ *
+ *   ffi::Any out = kwcall::Call(f, x, y, kwcall::Kw("alpha", 2.0), kwcall::Kw("beta", 1));
+ *
+ * works for any function that understands KWARGS (kwcall functions, tvm-ffi dataclass
+ * constructors).
+ */
+#ifndef KWCALL_KWARGS_H_
+#define KWCALL_KWARGS_H_
+
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/function.h>
+
+#include <array>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace kwcall {
+
+namespace ffi = ::tvm::ffi;
+
+/*! \brief The KWARGS sentinel object (looked up once). */
+const ffi::ObjectRef& KwargsSentinel();
+
+/*! \brief True when `value` is the KWARGS sentinel; a pointer compare. */
+inline bool IsKwargsSentinel(const TVMFFIAny& value, const void* sentinel) {
+  return value.type_index == ffi::TypeIndex::kTVMFFIObject && value.v_obj == sentinel;
+}
+
+/*! \brief One keyword argument, a name and a value (held by value), for kwcall::Call. */
+template <typename T>
+struct Kw {
+  Kw(const char* name, T value) : name(name), value(std::move(value)) {}
+  Kw(const std::string& name, T value) : name(name.c_str()), value(std::move(value)) {}
+  /*! \brief Must outlive the call. */
+  const char* name;
+  T value;
+};
+template <typename T>
+Kw(const char*, T) -> Kw<T>;
+template <typename T>
+Kw(const std::string&, T) -> Kw<T>;
+
+namespace kwargs_detail {
+template <typename T>
+struct IsKw : std::false_type {};
+template <typename T>
+struct IsKw<Kw<T>> : std::true_type {};
+template <typename T>
+inline constexpr bool kIsKw = IsKw<std::decay_t<T>>::value;
+
+// True when no positional argument follows a keyword one, as in Python call syntax.
+template <typename... Args>
+constexpr bool KeywordsLast() {
+  bool seen_keyword = false;
+  bool ok = true;
+  ((kIsKw<Args> ? (seen_keyword = true) : (ok = ok && !seen_keyword)), ...);
+  return ok;
+}
+}  // namespace kwargs_detail
+
+/*!
+ * \brief Call `f` with positional arguments followed by kwcall::Kw keyword arguments,
+ *        packed in tvm-ffi's KWARGS convention. No heap allocation.
+ */
+template <typename... Args>
+ffi::Any Call(const ffi::Function& f, Args&&... args) {
+  static_assert(kwargs_detail::KeywordsLast<Args...>(),
+                "kwcall::Call: positional arguments must come before kwcall::Kw arguments");
+  constexpr size_t kNumKeywords = (size_t{0} + ... + (kwargs_detail::kIsKw<Args> ? 1 : 0));
+  constexpr size_t kNumPacked =
+      sizeof...(Args) + kNumKeywords + (kNumKeywords ? 1 : 0);  // name + sentinel
+  std::array<ffi::AnyView, kNumPacked == 0 ? 1 : kNumPacked> packed;
+  size_t next = 0;
+  auto push = [&](auto&& arg) {
+    if constexpr (kwargs_detail::kIsKw<decltype(arg)>) {
+      if (next == sizeof...(Args) - kNumKeywords) packed[next++] = KwargsSentinel();
+      packed[next++] = arg.name;
+      packed[next++] = arg.value;
+    } else {
+      packed[next++] = arg;
+    }
+  };
+  (push(args), ...);
+  ffi::Any result;
+  f.CallPacked(packed.data(), static_cast<int32_t>(kNumPacked), &result);
+  return result;
+}
+
+}  // namespace kwcall
+
+#endif  // KWCALL_KWARGS_H_

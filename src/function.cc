@@ -1,0 +1,186 @@
+// The kwcall function object: a native forward for full-arity calls, CPython binding for
+// the rest.
+#include <kwcall/binder.h>
+#include <kwcall/function.h>
+#include <kwcall/kwargs.h>
+#include <tvm/ffi/error.h>
+
+#include <string>
+#include <string_view>
+
+#include "small_array.h"
+
+namespace kwcall {
+namespace {
+
+// Reads a keyword name from a packed argument without copying; false for non-strings.
+bool ReadName(const TVMFFIAny& value, std::string_view* name) {
+  switch (value.type_index) {
+    case ffi::TypeIndex::kTVMFFISmallStr:
+      *name = std::string_view(value.v_bytes, value.small_str_len);
+      return true;
+    case ffi::TypeIndex::kTVMFFIStr: {
+      const auto* bytes = reinterpret_cast<const TVMFFIByteArray*>(
+          reinterpret_cast<const char*>(value.v_obj) + sizeof(TVMFFIObject));
+      *name = std::string_view(bytes->data, bytes->size);
+      return true;
+    }
+    case ffi::TypeIndex::kTVMFFIRawStr:
+      *name = std::string_view(value.v_c_str);
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The keyword names of one call, for BindSlots.
+class PackedKeys {
+ public:
+  PackedKeys(const Signature& sig, const std::string_view* names, int32_t count)
+      : sig_(sig), names_(names), count_(count) {}
+  int32_t size() const { return count_; }
+  int32_t Find(int32_t k) const { return sig_.FindParam(names_[k]); }
+  std::string_view Text(int32_t k) const { return names_[k]; }
+
+ private:
+  const Signature& sig_;
+  const std::string_view* names_;
+  int32_t count_;
+};
+
+class KwFunctionObj : public ffi::FunctionObj {
+ public:
+  KwFunctionObj(ffi::Function target, Signature signature)
+      : target_(std::move(target)),
+        signature_(std::move(signature)),
+        target_obj_(target_.get()),
+        sentinel_(KwargsSentinel().get()),
+        arity_(signature_.num_params()) {
+    this->safe_call = SafeCall;
+    this->cpp_call = reinterpret_cast<void*>(CppCall);
+  }
+
+  static bool Owns(const ffi::FunctionObj* f) {
+    return f->cpp_call == reinterpret_cast<void*>(CppCall);
+  }
+
+  const ffi::Function& target() const { return target_; }
+  const Signature& signature() const { return signature_; }
+
+ private:
+  // The hot path: a full-arity call without KWARGS is forwarded untouched.
+  static void CppCall(const ffi::FunctionObj* func, const ffi::AnyView* args, int32_t num_args,
+                      ffi::Any* result) {
+    const auto* self = static_cast<const KwFunctionObj*>(func);
+    if (TVM_FFI_PREDICT_TRUE(num_args == self->arity_) && !self->HasSentinel(args, num_args)) {
+      self->target_obj_->CallPacked(args, num_args, result);
+      return;
+    }
+    self->BindAndCall(args, num_args, result);
+  }
+
+  static int SafeCall(void* func, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+    TVM_FFI_SAFE_CALL_BEGIN();
+    CppCall(static_cast<const ffi::FunctionObj*>(func), reinterpret_cast<const ffi::AnyView*>(args),
+            num_args, reinterpret_cast<ffi::Any*>(result));
+    TVM_FFI_SAFE_CALL_END();
+  }
+
+  bool HasSentinel(const ffi::AnyView* args, int32_t num_args) const {
+    const auto* raw = reinterpret_cast<const TVMFFIAny*>(args);
+    for (int32_t i = 0; i < num_args; ++i) {
+      if (IsKwargsSentinel(raw[i], sentinel_)) return true;
+    }
+    return false;
+  }
+
+  void BindAndCall(const ffi::AnyView* args, int32_t num_args, ffi::Any* result) const;
+
+  ffi::Function target_;
+  Signature signature_;
+  const ffi::FunctionObj* target_obj_;
+  const void* sentinel_;
+  int32_t arity_;
+};
+
+void KwFunctionObj::BindAndCall(const ffi::AnyView* args, int32_t num_args,
+                                ffi::Any* result) const {
+  const auto* raw = reinterpret_cast<const TVMFFIAny*>(args);
+  int32_t nargs = 0;
+  while (nargs < num_args && !IsKwargsSentinel(raw[nargs], sentinel_)) ++nargs;
+  const bool has_tail = nargs < num_args;
+  const int32_t tail = has_tail ? num_args - nargs - 1 : 0;
+  if (TVM_FFI_PREDICT_FALSE(tail % 2 != 0)) {
+    TVM_FFI_THROW(TypeError) << signature_.name()
+                             << "(): KWARGS must be followed by name/value pairs, got " << tail
+                             << " values after it";
+  }
+  const int32_t num_keywords = tail / 2;
+  const TVMFFIAny* pairs = raw + nargs + 1;
+
+  SmallArray<std::string_view> names(num_keywords);
+  for (int32_t k = 0; k < num_keywords; ++k) {
+    const TVMFFIAny& key = pairs[2 * k];
+    if (TVM_FFI_PREDICT_FALSE(!ReadName(key, &names[k]))) {
+      if (IsKwargsSentinel(key, sentinel_)) {
+        TVM_FFI_THROW(TypeError) << signature_.name() << "(): the KWARGS sentinel appears twice";
+      }
+      TVM_FFI_THROW(TypeError) << signature_.name() << "(): keyword " << k
+                               << " after KWARGS must be a string, got "
+                               << args[nargs + 1 + 2 * k].GetTypeKey();
+    }
+    if (TVM_FFI_PREDICT_FALSE(IsKwargsSentinel(pairs[2 * k + 1], sentinel_))) {
+      TVM_FFI_THROW(TypeError) << signature_.name() << "(): the KWARGS sentinel cannot be the "
+                               << "value of keyword '" << names[k] << "'";
+    }
+  }
+
+  SmallArray<int32_t> slots(arity_);
+  std::string error;
+  if (TVM_FFI_PREDICT_FALSE(!BindSlots(signature_, nargs,
+                                       PackedKeys(signature_, names.data(), num_keywords),
+                                       slots.data(), &error))) {
+    TVM_FFI_THROW(TypeError) << error;
+  }
+  SmallArray<ffi::AnyView> bound(arity_);
+  for (int32_t i = 0; i < arity_; ++i) {
+    int32_t slot = slots[i];
+    if (slot == kUseDefault) {
+      bound[i] = signature_.default_value(i);
+    } else if (slot < nargs) {
+      bound[i] = args[slot];
+    } else {
+      bound[i] = args[nargs + 1 + 2 * (slot - nargs) + 1];
+    }
+  }
+  target_obj_->CallPacked(bound.data(), arity_, result);
+}
+
+}  // namespace
+
+const ffi::ObjectRef& KwargsSentinel() {
+  static const ffi::ObjectRef sentinel =
+      ffi::Function::GetGlobalRequired("ffi.GetKwargsObject")().cast<ffi::ObjectRef>();
+  return sentinel;
+}
+
+ffi::Function MakeFunction(ffi::Function target, Signature signature) {
+  if (target == nullptr) {
+    TVM_FFI_THROW(TypeError) << "kwcall::MakeFunction: the target function is null";
+  }
+  ffi::ObjectPtr<ffi::Object> obj =
+      ffi::make_object<KwFunctionObj>(std::move(target), std::move(signature));
+  return ffi::details::ObjectUnsafe::ObjectRefFromObjectPtr<ffi::Function>(std::move(obj));
+}
+
+std::optional<Signature> GetSignature(const ffi::Function& f) {
+  if (f == nullptr || !KwFunctionObj::Owns(f.get())) return std::nullopt;
+  return static_cast<const KwFunctionObj*>(f.get())->signature();
+}
+
+ffi::Optional<ffi::Function> GetTarget(const ffi::Function& f) {
+  if (f == nullptr || !KwFunctionObj::Owns(f.get())) return std::nullopt;
+  return static_cast<const KwFunctionObj*>(f.get())->target();
+}
+
+}  // namespace kwcall

@@ -1,0 +1,159 @@
+// Binding through the kwcall function: every parameter kind, every CPython error, and
+// malformed KWARGS tails. The expected texts are what CPython prints for the same `def`.
+#include <kwcall/kwcall.h>
+
+#include "test_util.h"
+
+namespace kwcall {
+namespace {
+
+using testing::EchoTarget;
+using testing::ErrorOf;
+using testing::Ints;
+
+// def f(p, /, a, b=10, *, k, m=20)
+ffi::Function MakeF() {
+  return MakeFunction(EchoTarget(), SignatureBuilder("f")
+                                        .PositionalOnly("p")
+                                        .Param("a")
+                                        .Param("b", 10)
+                                        .KeywordOnly("k")
+                                        .KeywordOnly("m", 20)
+                                        .Build());
+}
+
+TEST(Binding, NativeFullArityCallIsForwardedUntouched) {
+  const ffi::AnyView* seen = nullptr;
+  auto target = ffi::Function::FromPacked([&](ffi::PackedArgs args, ffi::Any* rv) {
+    seen = args.data();
+    *rv = args.size();
+  });
+  ffi::Function f = MakeFunction(target, SignatureBuilder("g").Param("x").KeywordOnly("k").Build());
+  ffi::AnyView packed[2] = {1, 2};
+  ffi::Any rv;
+  f.CallPacked(packed, 2, &rv);
+  EXPECT_EQ(seen, packed);  // the very same array: no copy
+  EXPECT_EQ(rv.cast<int>(), 2);
+}
+
+TEST(Binding, PositionalKeywordsAndDefaults) {
+  ffi::Function f = MakeF();
+  EXPECT_EQ(Ints(Call(f, 1, 2, Kw("k", 3))), (std::vector<int64_t>{1, 2, 10, 3, 20}));
+  EXPECT_EQ(Ints(Call(f, 1, Kw("a", 2), Kw("k", 3), Kw("m", 4))),
+            (std::vector<int64_t>{1, 2, 10, 3, 4}));
+  EXPECT_EQ(Ints(Call(f, 1, Kw("m", 4), Kw("k", 3), Kw("b", 5), Kw("a", 2))),
+            (std::vector<int64_t>{1, 2, 5, 3, 4}));
+  EXPECT_EQ(Ints(Call(f, 1, 2, 3, Kw("k", 4))), (std::vector<int64_t>{1, 2, 3, 4, 20}));
+}
+
+TEST(Binding, FewerArgumentsThanArityUseDefaults) {
+  ffi::Function f =
+      MakeFunction(EchoTarget(), SignatureBuilder("h").Param("x").Param("y", 7).Build());
+  EXPECT_EQ(Ints(f(1)), (std::vector<int64_t>{1, 7}));
+  EXPECT_EQ(Ints(f(1, 2)), (std::vector<int64_t>{1, 2}));
+}
+
+TEST(Binding, KeywordNamesOfEveryStringKind) {
+  ffi::Function f = MakeF();
+  // Raw C string, small string (<= 7 bytes) and heap string object.
+  ffi::String small("k");
+  ffi::Function g = MakeFunction(
+      EchoTarget(), SignatureBuilder("g").Param("x").Param("a_long_parameter_name").Build());
+  ffi::String large("a_long_parameter_name");
+  EXPECT_EQ(Ints(f(1, 2, KwargsSentinel(), small, 3)), (std::vector<int64_t>{1, 2, 10, 3, 20}));
+  EXPECT_EQ(Ints(g(1, KwargsSentinel(), large, 2)), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(Ints(g(1, KwargsSentinel(), "a_long_parameter_name", 2)), (std::vector<int64_t>{1, 2}));
+}
+
+TEST(Binding, CPythonErrors) {
+  ffi::Function f = MakeF();
+  EXPECT_EQ(ErrorOf([&] { f(); }),
+            "TypeError: f() missing 2 required positional arguments: 'p' and 'a'");
+  EXPECT_EQ(ErrorOf([&] { f(1); }), "TypeError: f() missing 1 required positional argument: 'a'");
+  EXPECT_EQ(ErrorOf([&] { f(1, 2); }),
+            "TypeError: f() missing 1 required keyword-only argument: 'k'");
+  EXPECT_EQ(ErrorOf([&] { Call(f, 1, 2, 3, 4, Kw("k", 1)); }),
+            "TypeError: f() takes from 2 to 3 positional arguments but 4 positional arguments "
+            "(and 1 keyword-only argument) were given");
+  EXPECT_EQ(ErrorOf([&] { f(1, 2, 3, 4); }),
+            "TypeError: f() takes from 2 to 3 positional arguments but 4 were given");
+  EXPECT_EQ(ErrorOf([&] { Call(f, 1, 2, Kw("k", 1), Kw("x", 1)); }),
+            "TypeError: f() got an unexpected keyword argument 'x'");
+  EXPECT_EQ(ErrorOf([&] { Call(f, 1, 2, Kw("a", 1), Kw("k", 1)); }),
+            "TypeError: f() got multiple values for argument 'a'");
+  EXPECT_EQ(ErrorOf([&] { Call(f, 1, 2, Kw("k", 1), Kw("k", 2)); }),
+            "TypeError: f() got multiple values for argument 'k'");
+  EXPECT_EQ(ErrorOf([&] { Call(f, Kw("p", 1), Kw("a", 2), Kw("k", 1)); }),
+            "TypeError: f() got some positional-only arguments passed as keyword arguments: "
+            "'p'");
+  // CPython reports positional-only names before an unknown keyword that precedes them.
+  EXPECT_EQ(ErrorOf([&] { Call(f, 1, 2, Kw("x", 1), Kw("p", 1)); }),
+            "TypeError: f() got some positional-only arguments passed as keyword arguments: "
+            "'p'");
+}
+
+TEST(Binding, MissingListsAndPluralForms) {
+  ffi::Function three = MakeFunction(EchoTarget(), SignatureBuilder("t")
+                                                       .Param("a")
+                                                       .Param("b")
+                                                       .Param("c")
+                                                       .KeywordOnly("x")
+                                                       .KeywordOnly("y")
+                                                       .KeywordOnly("z")
+                                                       .Build());
+  EXPECT_EQ(ErrorOf([&] { three(); }),
+            "TypeError: t() missing 3 required positional arguments: 'a', 'b', and 'c'");
+  EXPECT_EQ(ErrorOf([&] { Call(three, 1, 2, 3, Kw("y", 1)); }),
+            "TypeError: t() missing 2 required keyword-only arguments: 'x' and 'z'");
+  ffi::Function one = MakeFunction(EchoTarget(), SignatureBuilder("o").Param("a").Build());
+  EXPECT_EQ(ErrorOf([&] { one(1, 2); }),
+            "TypeError: o() takes 1 positional argument but 2 were given");
+  ffi::Function none = MakeFunction(EchoTarget(), SignatureBuilder("n").KeywordOnly("k").Build());
+  EXPECT_EQ(ErrorOf([&] { none(1, 2); }),
+            "TypeError: n() takes 0 positional arguments but 2 were given");
+  EXPECT_EQ(ErrorOf([&] { Call(none, 5, Kw("k", 1)); }),
+            "TypeError: n() takes 0 positional arguments but 1 positional argument (and 1 "
+            "keyword-only argument) were given");
+}
+
+TEST(Binding, MalformedKwargsTails) {
+  ffi::Function f = MakeF();
+  EXPECT_EQ(ErrorOf([&] { f(1, 2, KwargsSentinel(), "k"); }),
+            "TypeError: f(): KWARGS must be followed by name/value pairs, got 1 values after it");
+  EXPECT_EQ(ErrorOf([&] { f(1, 2, KwargsSentinel(), 5, 3); }),
+            "TypeError: f(): keyword 0 after KWARGS must be a string, got int");
+  EXPECT_EQ(ErrorOf([&] { f(1, 2, KwargsSentinel(), KwargsSentinel(), 3); }),
+            "TypeError: f(): the KWARGS sentinel appears twice");
+  EXPECT_EQ(ErrorOf([&] { f(1, 2, KwargsSentinel(), "k", KwargsSentinel()); }),
+            "TypeError: f(): the KWARGS sentinel cannot be the value of keyword 'k'");
+  // A full-arity call that carries the sentinel is bound, not forwarded.
+  EXPECT_EQ(ErrorOf([&] { f(1, KwargsSentinel(), "k", 3, "m"); }),
+            "TypeError: f(): KWARGS must be followed by name/value pairs, got 3 values after it");
+  // An empty tail is a positional call.
+  EXPECT_EQ(ErrorOf([&] { f(1, 2, KwargsSentinel()); }),
+            "TypeError: f() missing 1 required keyword-only argument: 'k'");
+}
+
+TEST(Binding, WideSignaturesUseTheHeapFallback) {
+  SignatureBuilder builder("wide");
+  for (int i = 0; i < 40; ++i) builder.Param("p" + std::to_string(i), i);
+  ffi::Function f = MakeFunction(EchoTarget(), builder.Build());
+  std::vector<ffi::AnyView> packed = {1, KwargsSentinel()};
+  std::vector<std::string> names;
+  for (int i = 39; i >= 20; --i) names.push_back("p" + std::to_string(i));
+  for (const std::string& name : names) {
+    packed.push_back(name.c_str());
+    packed.push_back(-1);
+  }
+  ffi::Any rv;
+  f.CallPacked(packed.data(), static_cast<int32_t>(packed.size()), &rv);
+  std::vector<int64_t> got = Ints(rv);
+  ASSERT_EQ(got.size(), 40u);
+  EXPECT_EQ(got[0], 1);
+  EXPECT_EQ(got[19], 19);
+  EXPECT_EQ(got[20], -1);
+  EXPECT_EQ(got[39], -1);
+}
+
+}  // namespace
+}  // namespace kwcall

@@ -1,0 +1,46 @@
+// Helpers shared by the GoogleTest files: an echo target and error capture.
+#ifndef KWCALL_TESTS_CPP_TEST_UTIL_H_
+#define KWCALL_TESTS_CPP_TEST_UTIL_H_
+
+#include <gtest/gtest.h>
+#include <kwcall/kwcall.h>
+#include <tvm/ffi/container/array.h>
+#include <tvm/ffi/error.h>
+
+#include <functional>
+#include <string>
+
+namespace kwcall {
+namespace testing {
+
+// A target that returns its packed arguments as an Array.
+inline ffi::Function EchoTarget() {
+  return ffi::Function::FromPacked([](ffi::PackedArgs args, ffi::Any* rv) {
+    ffi::Array<ffi::Any> out;
+    for (int i = 0; i < args.size(); ++i) out.push_back(args[i]);
+    *rv = out;
+  });
+}
+
+// Runs `body`, expects an ffi::Error, and returns "Kind: message".
+inline std::string ErrorOf(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const ffi::Error& err) {
+    return std::string(err.kind()) + ": " + std::string(err.message());
+  }
+  ADD_FAILURE() << "expected an ffi::Error";
+  return "";
+}
+
+inline std::vector<int64_t> Ints(const ffi::Any& value) {
+  std::vector<int64_t> out;
+  for (const ffi::Any& item : value.cast<ffi::Array<ffi::Any>>())
+    out.push_back(item.cast<int64_t>());
+  return out;
+}
+
+}  // namespace testing
+}  // namespace kwcall
+
+#endif  // KWCALL_TESTS_CPP_TEST_UTIL_H_
