@@ -115,6 +115,13 @@ Signature Signature::Make(SignatureSpec spec) {
     for (const std::string& name : names) {
       ValidateName(name, kind);
       if (!seen.insert(name).second) {
+        bool overlap =
+            kind != std::string_view("argument") &&
+            std::find(spec.arg_names.begin(), spec.arg_names.end(), name) != spec.arg_names.end();
+        if (overlap) {
+          TVM_FFI_THROW(ValueError)
+              << "Parameter '" << name << "' cannot be both positional and keyword-only";
+        }
         TVM_FFI_THROW(ValueError) << "Duplicate parameter name '" << name << "' in signature of "
                                   << data->name << "()";
       }
@@ -149,7 +156,7 @@ Signature Signature::Make(SignatureSpec spec) {
     auto it = std::find(spec.kwonly_names.begin(), spec.kwonly_names.end(), name);
     if (it == spec.kwonly_names.end()) {
       TVM_FFI_THROW(ValueError) << "Default provided for '" << name
-                                << "' which is not a keyword-only argument";
+                                << "' which is not in kwonly_names";
     }
     int32_t param = num_positional + static_cast<int32_t>(it - spec.kwonly_names.begin());
     if (data->has_default[param]) {

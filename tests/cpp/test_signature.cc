@@ -39,8 +39,12 @@ TEST(Signature, EmptyNameDisplaysAsFunction) {
 }
 
 TEST(Signature, RejectsDuplicates) {
-  EXPECT_EQ(ErrorOf([] { SignatureBuilder("f").Param("a").KeywordOnly("a").Build(); }),
+  EXPECT_EQ(ErrorOf([] { SignatureBuilder("f").Param("a").Param("a").Build(); }),
             "ValueError: Duplicate parameter name 'a' in signature of f()");
+  EXPECT_EQ(ErrorOf([] { SignatureBuilder("f").KeywordOnly("k").KeywordOnly("k").Build(); }),
+            "ValueError: Duplicate parameter name 'k' in signature of f()");
+  EXPECT_EQ(ErrorOf([] { SignatureBuilder("f").Param("a").KeywordOnly("a").Build(); }),
+            "ValueError: Parameter 'a' cannot be both positional and keyword-only");
 }
 
 TEST(Signature, RejectsNonIdentifiersKeywordsAndReservedNames) {
@@ -76,7 +80,7 @@ TEST(Signature, RejectsMisplacedDefaults) {
   kw.kwonly_names = {"k"};
   kw.kwonly_defaults = {{"z", ffi::Any(1)}};
   EXPECT_EQ(ErrorOf([&] { Signature::Make(kw); }),
-            "ValueError: Default provided for 'z' which is not a keyword-only argument");
+            "ValueError: Default provided for 'z' which is not in kwonly_names");
   kw.kwonly_defaults = {{"k", ffi::Any(1)}, {"k", ffi::Any(2)}};
   EXPECT_EQ(ErrorOf([&] { Signature::Make(kw); }),
             "ValueError: Two defaults provided for keyword-only argument 'k'");

@@ -93,9 +93,7 @@ def test_returns_kwcall_function() -> None:
     def proto(a: int, b: int = 1) -> None:
         pass
 
-    wrapper = kwcall.make_kwargs_wrapper_from_signature(
-        _summing_target(), inspect.signature(proto)
-    )
+    wrapper = kwcall.make_kwargs_wrapper_from_signature(_summing_target(), inspect.signature(proto))
     assert isinstance(wrapper, kwcall.Function)
     assert isinstance(wrapper, tvm_ffi.Function)
 
@@ -127,33 +125,25 @@ def test_positional_all_required() -> None:
 
 
 def test_positional_one_trailing_default() -> None:
-    wrapper = kwcall.make_kwargs_wrapper(
-        _summing_target(), ["a", "b", "c"], arg_defaults=(10,)
-    )
+    wrapper = kwcall.make_kwargs_wrapper(_summing_target(), ["a", "b", "c"], arg_defaults=(10,))
     assert wrapper(1, 2) == 1 + 2 + 10
     assert wrapper(1, 2, 3) == 6
     assert wrapper(1, 2, c=5) == 1 + 2 + 5
 
 
 def test_positional_defaults_are_right_aligned() -> None:
-    wrapper = kwcall.make_kwargs_wrapper(
-        _summing_target(), ["a", "b", "c"], arg_defaults=(20, 30)
-    )
+    wrapper = kwcall.make_kwargs_wrapper(_summing_target(), ["a", "b", "c"], arg_defaults=(20, 30))
     assert wrapper(1) == 1 + 20 + 30
     assert wrapper(1, 2) == 1 + 2 + 30
     assert wrapper(1, 2, 3) == 6
     # order seen by the target is the declared order
-    echo = kwcall.make_kwargs_wrapper(
-        _echo_target(), ["a", "b", "c"], arg_defaults=(20, 30)
-    )
+    echo = kwcall.make_kwargs_wrapper(_echo_target(), ["a", "b", "c"], arg_defaults=(20, 30))
     assert _py(echo(1)) == (1, 20, 30)
     assert _py(echo(1, c=3)) == (1, 20, 3)
 
 
 def test_positional_all_defaults() -> None:
-    wrapper = kwcall.make_kwargs_wrapper(
-        _summing_target(), ["a", "b", "c"], arg_defaults=(1, 2, 3)
-    )
+    wrapper = kwcall.make_kwargs_wrapper(_summing_target(), ["a", "b", "c"], arg_defaults=(1, 2, 3))
     assert wrapper() == 6
     assert wrapper(10) == 10 + 2 + 3
     assert wrapper(10, 20, 30) == 60
@@ -316,9 +306,7 @@ def test_validation_internal_name_conflict(reserved: str) -> None:
 
 
 def test_none_defaults() -> None:
-    wrapper = kwcall.make_kwargs_wrapper(
-        _echo_target(), ["a", "b", "c"], arg_defaults=(None, None)
-    )
+    wrapper = kwcall.make_kwargs_wrapper(_echo_target(), ["a", "b", "c"], arg_defaults=(None, None))
     assert _py(wrapper(1)) == (1, None, None)
 
 
@@ -368,9 +356,7 @@ def test_from_signature_prototype_metadata() -> None:
         """Source function documentation."""
 
     sig = inspect.signature(source_func)
-    wrapper = kwcall.make_kwargs_wrapper_from_signature(
-        _summing_target(), sig, source_func
-    )
+    wrapper = kwcall.make_kwargs_wrapper_from_signature(_summing_target(), sig, source_func)
     assert wrapper.__name__ == "source_func"
     assert wrapper.__doc__ == "Source function documentation."
     assert wrapper(1, 2) == 33
@@ -413,9 +399,7 @@ def test_from_signature_rejects_var_keyword() -> None:
         pass
 
     with pytest.raises(ValueError, match=r"\*\*kwargs"):
-        kwcall.make_kwargs_wrapper_from_signature(
-            _summing_target(), inspect.signature(with_kwargs)
-        )
+        kwcall.make_kwargs_wrapper_from_signature(_summing_target(), inspect.signature(with_kwargs))
 
 
 def _source_with_skip(a: Any, b: Any, c: int = 10, d: int = 20) -> None:
@@ -554,9 +538,7 @@ def test_metadata_preservation() -> None:
 
 
 def test_none_default_values() -> None:
-    wrapper = kwcall.make_kwargs_wrapper(
-        _echo_target(), ["a", "b", "c"], arg_defaults=(None,)
-    )
+    wrapper = kwcall.make_kwargs_wrapper(_echo_target(), ["a", "b", "c"], arg_defaults=(None,))
     assert _py(wrapper(1, 2)) == (1, 2, None)
     assert _py(wrapper(1, 2, 3)) == (1, 2, 3)
     assert _py(wrapper(1, 2, c=None)) == (1, 2, None)
@@ -677,9 +659,7 @@ def test_map_dataclass_kwonly_default() -> None:
 
 
 def test_map_dataclass_empty_list_disables_conversion() -> None:
-    wrapper = kwcall.make_kwargs_wrapper(
-        _echo_target(), ["a", "b"], map_dataclass_to_tuple=[]
-    )
+    wrapper = kwcall.make_kwargs_wrapper(_echo_target(), ["a", "b"], map_dataclass_to_tuple=[])
     cfg = _Config(x=1, y=2)
     result = wrapper(1, cfg)
     assert result[0] == 1

@@ -1,0 +1,63 @@
+// The import-time check of tvm_ffi.Function's layout.
+#include "base_layout.h"
+
+#include <string>
+
+namespace kwcall {
+namespace python {
+namespace {
+
+// The apache-tvm-ffi releases whose layout was checked by kwcall's test matrix.
+constexpr const char* kSupportedVersions = "apache-tvm-ffi 0.1.10 to 0.1.15.post2";
+
+bool Fail(const std::string& what) {
+  PyObject* version = nullptr;
+  if (PyObject* module = PyImport_ImportModule("tvm_ffi")) {
+    version = PyObject_GetAttrString(module, "__version__");
+    Py_DECREF(module);
+  }
+  PyErr_Clear();
+  const char* found = version ? PyUnicode_AsUTF8(version) : nullptr;
+  PyErr_Clear();
+  PyErr_Format(PyExc_ImportError,
+               "kwcall does not support the installed apache-tvm-ffi (%s): tvm_ffi.Function %s. "
+               "kwcall supports %s; install one of those versions.",
+               found ? found : "unknown version", what.c_str(), kSupportedVersions);
+  Py_XDECREF(version);
+  return false;
+}
+
+}  // namespace
+
+bool CheckBaseLayout(PyTypeObject* function_type, PyObject* probe) {
+  if (function_type->tp_basicsize != BaseLayout::kBasicSize) {
+    return Fail("has basicsize " + std::to_string(function_type->tp_basicsize) + ", expected " +
+                std::to_string(BaseLayout::kBasicSize));
+  }
+  if (function_type->tp_dictoffset != BaseLayout::kDictOffset) {
+    return Fail("has dict offset " + std::to_string(function_type->tp_dictoffset) + ", expected " +
+                std::to_string(BaseLayout::kDictOffset));
+  }
+  if (function_type->tp_weaklistoffset != 0 ||
+      PyType_HasFeature(function_type, Py_TPFLAGS_HAVE_VECTORCALL) ||
+      !PyType_HasFeature(function_type, Py_TPFLAGS_BASETYPE) ||
+      !PyType_HasFeature(function_type, Py_TPFLAGS_HAVE_GC)) {
+    return Fail("has unexpected type flags or slots");
+  }
+  if (!PyObject_TypeCheck(probe, function_type)) return Fail("probe is not a Function");
+  PyObject* chandle = PyObject_CallMethod(probe, "__chandle__", nullptr);
+  if (chandle == nullptr) {
+    PyErr_Clear();
+    return Fail("has no __chandle__()");
+  }
+  void* expected = PyLong_AsVoidPtr(chandle);
+  Py_DECREF(chandle);
+  if (PyErr_Occurred() || expected == nullptr || expected != ChandleOf(probe)) {
+    PyErr_Clear();
+    return Fail("does not keep its handle at offset " + std::to_string(BaseLayout::kChandleOffset));
+  }
+  return true;
+}
+
+}  // namespace python
+}  // namespace kwcall

@@ -1,0 +1,36 @@
+// What kwcall relies on in tvm_ffi.Function's private C layout, checked once at import.
+#ifndef KWCALL_PYTHON_BASE_LAYOUT_H_
+#define KWCALL_PYTHON_BASE_LAYOUT_H_
+
+#include <Python.h>
+
+namespace kwcall {
+namespace python {
+
+/*!
+ * \brief tvm_ffi.Function is a Cython class: PyObject header, `void* chandle` (from
+ * CObject), `int c_release_gil`, `dict __dict__`. kwcall reads and sets `chandle`.
+ */
+struct BaseLayout {
+  static constexpr Py_ssize_t kChandleOffset = sizeof(PyObject);
+  static constexpr Py_ssize_t kBasicSize = 40;
+  static constexpr Py_ssize_t kDictOffset = 32;
+};
+
+inline void*& ChandleOf(PyObject* obj) {
+  return *reinterpret_cast<void**>(reinterpret_cast<char*>(obj) + BaseLayout::kChandleOffset);
+}
+
+/*!
+ * \brief Check tvm_ffi.Function against BaseLayout; on a mismatch set ImportError naming
+ *        the supported apache-tvm-ffi versions and return false.
+ * \param function_type tvm_ffi.Function.
+ * \param probe Any live tvm_ffi.Function instance, whose `__chandle__()` is compared with
+ *        the pointer stored at kChandleOffset.
+ */
+bool CheckBaseLayout(PyTypeObject* function_type, PyObject* probe);
+
+}  // namespace python
+}  // namespace kwcall
+
+#endif  // KWCALL_PYTHON_BASE_LAYOUT_H_

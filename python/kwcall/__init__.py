@@ -1,0 +1,30 @@
+"""kwcall: keyword arguments for tvm-ffi kernel functions, bound in C++.
+
+A ``kwcall.Function`` is a real ``tvm_ffi.Function`` whose handle is a C++ function that
+binds keyword arguments against a stored ``kwcall.Signature``: C++ callers get a direct
+call, Python callers get keywords at C speed.
+"""
+
+from __future__ import annotations
+
+import tvm_ffi  # noqa: F401  # loads libtvm_ffi before the extension
+
+from ._function import (
+    Function,
+    make_kwargs_wrapper,
+    make_kwargs_wrapper_from_signature,
+    unpack_dataclass_to_tuple,
+    wrap,
+)
+from ._signature import Signature
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Function",
+    "Signature",
+    "make_kwargs_wrapper",
+    "make_kwargs_wrapper_from_signature",
+    "unpack_dataclass_to_tuple",
+    "wrap",
+]

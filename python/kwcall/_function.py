@@ -1,0 +1,109 @@
+"""kwcall.Function construction: wrap, make_kwargs_wrapper and friends."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Iterable
+from typing import Any, Callable
+
+import tvm_ffi
+
+from . import _kwcall
+from ._signature import Signature
+
+try:  # apache-tvm-ffi >= 0.1.13
+    from tvm_ffi.utils.unpack_dataclass import unpack_dataclass_to_tuple
+except ImportError:  # pragma: no cover - older tvm-ffi
+
+    def unpack_dataclass_to_tuple(x: Any) -> Any:
+        raise NotImplementedError("unpacking dataclass parameters needs apache-tvm-ffi >= 0.1.13")
+
+
+Function = _kwcall.Function
+_make_function = tvm_ffi.get_global_func("kwcall.MakeFunction")
+
+
+def _as_ffi_function(target: Any) -> tvm_ffi.Function:
+    if isinstance(target, tvm_ffi.Function):
+        return target
+    if not callable(target):
+        raise TypeError(
+            f"target must be a tvm_ffi.Function or callable, got {type(target).__name__}"
+        )
+    return tvm_ffi.convert(target)
+
+
+def new_function(cls: type, target: Any, signature: Signature) -> Function:
+    """An instance of ``cls`` (kwcall.Function or a type derived with derive_type)."""
+    ffi_target = _as_ffi_function(target)
+    handle = _make_function(ffi_target, signature._ffi_map())
+    fn = _kwcall.new_function(
+        cls, handle, ffi_target, signature, signature.param_defaults(), unpack_dataclass_to_tuple
+    )
+    fn.__signature__ = signature.to_inspect()
+    fn.__name__ = fn.__qualname__ = signature.name or "function"
+    return fn
+
+
+def wrap(target: Any, signature: Signature | Callable) -> Function:
+    """Bind ``target`` (a tvm_ffi.Function, or a Python callable that tvm-ffi converts) to
+    ``signature``: a kwcall.Signature, or a Python callable whose signature is used."""
+    if not isinstance(signature, Signature):
+        if not callable(signature):
+            raise TypeError(
+                "signature must be a kwcall.Signature or a callable, got "
+                f"{type(signature).__name__}"
+            )
+        signature = Signature.from_callable(signature)
+    return new_function(Function, target, signature)
+
+
+def make_kwargs_wrapper(
+    target_func: Callable,
+    arg_names: list[str],
+    arg_defaults: tuple = (),
+    kwonly_names: list[str] | None = None,
+    kwonly_defaults: dict[str, Any] | None = None,
+    prototype: Callable | None = None,
+    map_dataclass_to_tuple: list[str] | None = None,
+) -> Function:
+    """Drop-in for ``tvm_ffi.utils.kwargs_wrapper.make_kwargs_wrapper`` that returns a
+    kwcall.Function: the same parameters and behaviour, bound in C++."""
+    name = getattr(prototype, "__qualname__", None) or "wrapper"
+    signature = Signature(
+        list(arg_names),
+        arg_defaults,
+        list(kwonly_names or ()),
+        kwonly_defaults,
+        unpack=[
+            n
+            for n in (map_dataclass_to_tuple or ())
+            if n in set(arg_names) | set(kwonly_names or ())
+        ],
+        name=name,
+    )
+    fn = new_function(Function, target_func, signature)
+    if prototype is not None:
+        functools.update_wrapper(fn, prototype, updated=())
+    return fn
+
+
+def make_kwargs_wrapper_from_signature(
+    target_func: Callable,
+    signature: inspect.Signature,
+    prototype: Callable | None = None,
+    exclude_arg_names: Iterable[str] | None = None,
+    map_dataclass_to_tuple: list[str] | None = None,
+) -> Function:
+    """Drop-in for tvm-ffi's function of the same name, returning a kwcall.Function."""
+    sig = Signature.from_inspect(signature, exclude=exclude_arg_names or ())
+    return make_kwargs_wrapper(
+        target_func,
+        list(sig.arg_names),
+        sig.arg_defaults,
+        list(sig.kwonly_names),
+        sig.kwonly_defaults,
+        prototype=prototype,
+        map_dataclass_to_tuple=map_dataclass_to_tuple,
+    )
