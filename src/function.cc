@@ -5,8 +5,10 @@
 #include <kwcall/kwargs.h>
 #include <tvm/ffi/error.h>
 
+#include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "small_array.h"
 
@@ -33,19 +35,34 @@ bool ReadName(const TVMFFIAny& value, std::string_view* name) {
   }
 }
 
-// The keyword names of one call, for BindSlots.
+// The keyword names of one call, for BindSlots. Keywords usually come in declaration
+// order, so each search starts just after the previous match.
 class PackedKeys {
  public:
-  PackedKeys(const Signature& sig, const std::string_view* names, int32_t count)
-      : sig_(sig), names_(names), count_(count) {}
+  PackedKeys(const std::vector<std::string_view>& params, const std::string_view* names,
+             int32_t count)
+      : params_(params), names_(names), count_(count) {}
   int32_t size() const { return count_; }
-  int32_t Find(int32_t k) const { return sig_.FindParam(names_[k]); }
+  int32_t Find(int32_t k) const {
+    const std::string_view name = names_[k];
+    const int32_t n = static_cast<int32_t>(params_.size());
+    for (int32_t step = 0, i = hint_; step < n; ++step, i = (i + 1 == n ? 0 : i + 1)) {
+      const std::string_view param = params_[i];
+      if (param.size() == name.size() && !name.empty() && param[0] == name[0] &&
+          std::memcmp(param.data(), name.data(), name.size()) == 0) {
+        hint_ = i + 1 == n ? 0 : i + 1;
+        return i;
+      }
+    }
+    return -1;
+  }
   std::string_view Text(int32_t k) const { return names_[k]; }
 
  private:
-  const Signature& sig_;
+  const std::vector<std::string_view>& params_;
   const std::string_view* names_;
   int32_t count_;
+  mutable int32_t hint_ = 0;
 };
 
 class KwFunctionObj : public ffi::FunctionObj {
@@ -58,6 +75,15 @@ class KwFunctionObj : public ffi::FunctionObj {
         arity_(signature_.num_params()) {
     this->safe_call = SafeCall;
     this->cpp_call = reinterpret_cast<void*>(CppCall);
+    // Views into signature_, which this object keeps alive.
+    for (int32_t i = 0; i < arity_; ++i) {
+      param_names_.emplace_back(signature_.param_name(i));
+      TVMFFIAny view{};
+      if (signature_.has_default(i)) {
+        view = *reinterpret_cast<const TVMFFIAny*>(&signature_.default_value(i));
+      }
+      default_views_.push_back(view);
+    }
   }
 
   static bool Owns(const ffi::FunctionObj* f) {
@@ -101,6 +127,8 @@ class KwFunctionObj : public ffi::FunctionObj {
   const ffi::FunctionObj* target_obj_;
   const void* sentinel_;
   int32_t arity_;
+  std::vector<std::string_view> param_names_;
+  std::vector<TVMFFIAny> default_views_;  // borrowed from signature_'s defaults
 };
 
 void KwFunctionObj::BindAndCall(const ffi::AnyView* args, int32_t num_args,
@@ -138,31 +166,31 @@ void KwFunctionObj::BindAndCall(const ffi::AnyView* args, int32_t num_args,
   SmallArray<int32_t> slots(arity_);
   std::string error;
   if (TVM_FFI_PREDICT_FALSE(!BindSlots(signature_, nargs,
-                                       PackedKeys(signature_, names.data(), num_keywords),
+                                       PackedKeys(param_names_, names.data(), num_keywords),
                                        slots.data(), &error))) {
     TVM_FFI_THROW(TypeError) << error;
   }
-  SmallArray<ffi::AnyView> bound(arity_);
+  SmallArray<TVMFFIAny> bound(arity_);
   for (int32_t i = 0; i < arity_; ++i) {
-    int32_t slot = slots[i];
+    const int32_t slot = slots[i];
     if (slot == kUseDefault) {
-      bound[i] = signature_.default_value(i);
+      bound[i] = default_views_[i];
     } else if (slot < nargs) {
-      bound[i] = args[slot];
+      bound[i] = raw[slot];
     } else {
-      bound[i] = args[nargs + 1 + 2 * (slot - nargs) + 1];
+      bound[i] = pairs[2 * (slot - nargs) + 1];
     }
   }
-  target_obj_->CallPacked(bound.data(), arity_, result);
+  target_obj_->CallPacked(reinterpret_cast<const ffi::AnyView*>(bound.data()), arity_, result);
 }
 
 }  // namespace
 
-const ffi::ObjectRef& KwargsSentinel() {
-  static const ffi::ObjectRef sentinel =
-      ffi::Function::GetGlobalRequired("ffi.GetKwargsObject")().cast<ffi::ObjectRef>();
-  return sentinel;
-}
+namespace kwargs_detail {
+// Never freed: callers may still use it while other libraries unload.
+const ffi::ObjectRef* g_kwargs_sentinel = new ffi::ObjectRef(
+    ffi::Function::GetGlobalRequired("ffi.GetKwargsObject")().cast<ffi::ObjectRef>());
+}  // namespace kwargs_detail
 
 ffi::Function MakeFunction(ffi::Function target, Signature signature) {
   if (target == nullptr) {

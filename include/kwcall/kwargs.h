@@ -25,8 +25,13 @@ namespace kwcall {
 
 namespace ffi = ::tvm::ffi;
 
-/*! \brief The KWARGS sentinel object (looked up once). */
-const ffi::ObjectRef& KwargsSentinel();
+namespace kwargs_detail {
+// Looked up once, when libkwcall loads (after libtvm_ffi, which registers it).
+extern const ffi::ObjectRef* g_kwargs_sentinel;
+}  // namespace kwargs_detail
+
+/*! \brief The KWARGS sentinel object. */
+inline const ffi::ObjectRef& KwargsSentinel() { return *kwargs_detail::g_kwargs_sentinel; }
 
 /*! \brief True when `value` is the KWARGS sentinel; a pointer compare. */
 inline bool IsKwargsSentinel(const TVMFFIAny& value, const void* sentinel) {

@@ -1,0 +1,60 @@
+// C++ callers: the target itself vs the kwcall function bound to it, three scalar arguments.
+// Run through bench/cpp_table.py, which prints medians and ratios to the direct call.
+#include <benchmark/benchmark.h>
+#include <kwcall/kwcall.h>
+
+namespace {
+
+namespace ffi = tvm::ffi;
+
+ffi::Function Target() {
+  static ffi::Function target =
+      ffi::Function::FromTyped([](int64_t a, double b, int64_t c) { return a + b + c; });
+  return target;
+}
+
+// def scale(a, b, c)
+ffi::Function Plain() {
+  static ffi::Function f = kwcall::MakeFunction(
+      Target(), kwcall::SignatureBuilder("scale").Param("a").Param("b").Param("c").Build());
+  return f;
+}
+
+// def scale(a, b=2.0, c=3)
+ffi::Function WithDefaults() {
+  static ffi::Function f = kwcall::MakeFunction(
+      Target(),
+      kwcall::SignatureBuilder("scale").Param("a").Param("b", 2.0).Param("c", 3).Build());
+  return f;
+}
+
+void TargetDirect(benchmark::State& state) {
+  ffi::Function f = Target();
+  for (auto _ : state) benchmark::DoNotOptimize(f(1, 2.0, 3));
+}
+
+void KwcallPositional(benchmark::State& state) {
+  ffi::Function f = Plain();
+  for (auto _ : state) benchmark::DoNotOptimize(f(1, 2.0, 3));
+}
+
+void KwcallDefaultsLeftOut(benchmark::State& state) {
+  ffi::Function f = WithDefaults();
+  for (auto _ : state) benchmark::DoNotOptimize(f(1));
+}
+
+void KwcallTwoKeywords(benchmark::State& state) {
+  ffi::Function f = Plain();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(kwcall::Call(f, 1, kwcall::Kw("c", 3), kwcall::Kw("b", 2.0)));
+  }
+}
+
+BENCHMARK(TargetDirect);
+BENCHMARK(KwcallPositional);
+BENCHMARK(KwcallDefaultsLeftOut);
+BENCHMARK(KwcallTwoKeywords);
+
+}  // namespace
+
+BENCHMARK_MAIN();

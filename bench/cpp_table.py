@@ -1,0 +1,60 @@
+"""Run the C++ micro-benchmark and print medians with ratios to the direct call.
+
+    python bench/cpp_table.py [path/to/kwcall_cpp_bench] [--repetitions N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BASELINE = "TargetDirect"
+ROWS = {
+    "TargetDirect": "C++ -> target itself (3 scalars)",
+    "KwcallPositional": "C++ -> kwcall function, positional",
+    "KwcallDefaultsLeftOut": "C++ -> kwcall function, 2 defaults left out",
+    "KwcallTwoKeywords": "C++ -> kwcall function, 2 keywords (KWARGS)",
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    default_bin = Path(__file__).resolve().parents[1] / "build/cpp/bench/kwcall_cpp_bench"
+    parser.add_argument("binary", nargs="?", default=str(default_bin))
+    parser.add_argument("--repetitions", type=int, default=15)
+    parser.add_argument("--min-time", default="0.05")
+    args = parser.parse_args()
+    # Interleaved repetitions spread machine noise evenly over the routes.
+    out = subprocess.run(
+        [
+            args.binary,
+            "--benchmark_format=json",
+            f"--benchmark_repetitions={args.repetitions}",
+            "--benchmark_enable_random_interleaving=true",
+            f"--benchmark_min_time={args.min_time}",
+            "--benchmark_report_aggregates_only=true",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    medians = {
+        b["run_name"]: b["real_time"]
+        for b in json.loads(out)["benchmarks"]
+        if b.get("aggregate_name") == "median"
+    }
+    base = medians[BASELINE]
+    print(f"median of {args.repetitions} repetitions, ns per call\n")
+    print("| route | ns/call | ratio to target | added ns |")
+    print("|---|---:|---:|---:|")
+    for key, label in ROWS.items():
+        ns = medians[key]
+        print(f"| {label} | {ns:.2f} | {ns / base:.2f}x | {ns - base:+.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,145 @@
+"""C++ callers of a kwcall function never take the GIL.
+
+A native probe (``native/gil_probe.cc``, built once per session with tvm-ffi's C++
+tooling) starts C++ threads that look a global function up by name and call it
+positionally, with defaults, and with tvm-ffi's KWARGS convention. The Python thread
+then waits for them *while holding the GIL* (``release_gil = False`` on the probe's
+``wait``); the threads make no call before ``wait`` starts, so every call falls in
+that window. A kwcall function must finish every call in that window; a Python-callback
+function, the same harness otherwise, must finish none, which shows the test can fail.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import threading
+import time
+from pathlib import Path
+
+import kwcall
+import pytest
+import tvm_ffi
+import tvm_ffi.cpp
+
+NATIVE = Path(__file__).parent / "native"
+
+
+@pytest.fixture(scope="session")
+def probe(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as mp:
+        # tvm_ffi.cpp runs `ninja`; the venv's ninja is not on PATH unless activated.
+        if shutil.which("ninja") is None:
+            mp.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
+        lib = tvm_ffi.cpp.build(
+            "gil_probe",
+            sources=[str(NATIVE / "gil_probe.cc")],
+            build_directory=str(tmp_path_factory.mktemp("gil_probe")),
+        )
+    return tvm_ffi.load_module(lib)
+
+
+@pytest.fixture
+def heartbeat():
+    """A Python thread that records a timestamp about every 0.2 ms.
+
+    Each beat needs the GIL, so no beat can fall inside a window where another
+    thread holds the GIL. A tiny switch interval makes it grab the GIL at once
+    whenever the GIL is free.
+    """
+    beats: list[int] = []
+    stop = threading.Event()
+
+    def beat():
+        while not stop.is_set():
+            beats.append(time.monotonic_ns())  # same clock as the probe's steady_clock
+            time.sleep(0.0002)
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    thread = threading.Thread(target=beat, daemon=True)
+    thread.start()
+    time.sleep(0.02)
+    yield beats
+    stop.set()
+    thread.join()
+    sys.setswitchinterval(old)
+
+
+def _waiter(probe, release_gil: bool) -> tvm_ffi.Function:
+    wait = probe.get_function("wait")
+    wait.release_gil = release_gil
+    assert wait.release_gil is release_gil
+    return wait
+
+
+def _beats_inside(beats: list[int], begin: int, end: int) -> int:
+    return sum(begin < t < end for t in list(beats))
+
+
+def _register_kwcall_add3(probe, name: str) -> kwcall.Function:
+    # def add3(a, b, *, c=1): a C++ target behind a kwcall binding function.
+    sig = kwcall.Signature(["a", "b"], (), ["c"], {"c": 1}, name="add3")
+    f = kwcall.wrap(probe.add3, sig)
+    tvm_ffi.register_global_func(name, f, override=True)
+    return f
+
+
+def test_kwcall_function_runs_while_python_holds_gil(probe, heartbeat):
+    name = "kwcall.test.no_gil.add3"
+    _register_kwcall_add3(probe, name)
+    n = 100_000
+    probe.start(name, n, 1)
+    try:
+        count, begin, end = _waiter(probe, release_gil=False)(20_000)
+    finally:
+        done, mismatches = probe.join()
+        tvm_ffi.remove_global_func(name)
+    assert count == n, f"only {count}/{n} C++ calls finished while Python held the GIL"
+    assert (done, mismatches) == (n, 0)
+    # Python made no progress during the wait, so the GIL really was held throughout.
+    assert _beats_inside(heartbeat, begin, end) == 0
+    assert heartbeat and heartbeat[-1] > end  # the heartbeat thread was alive after it
+
+
+def test_kwcall_function_from_concurrent_cpp_threads(probe, heartbeat):
+    name = "kwcall.test.no_gil.add3_mt"
+    _register_kwcall_add3(probe, name)
+    n, threads = 50_000, 4
+    probe.start(name, n, threads)
+    try:
+        count, begin, end = _waiter(probe, release_gil=False)(20_000)
+    finally:
+        done, mismatches = probe.join()
+        tvm_ffi.remove_global_func(name)
+    assert count == n * threads
+    assert (done, mismatches) == (n * threads, 0)
+    assert _beats_inside(heartbeat, begin, end) == 0
+
+
+def test_python_callback_cannot_run_while_python_holds_gil(probe, heartbeat):
+    """Negative control: the same harness against a Python callback must time out."""
+    name = "kwcall.test.no_gil.py_add3"
+
+    # Accepts all three call shapes of the probe: (a, b, c), (a, b) and
+    # (a, b, KWARGS, "c", c); a Python callback receives KWARGS positionally.
+    def py_add3(a, b, *rest):
+        return a + b + (rest[-1] if rest else 1)
+
+    tvm_ffi.register_global_func(name, py_add3, override=True)
+    probe.start(name, 100_000, 1)
+    try:
+        held, begin, end = _waiter(probe, release_gil=False)(300)
+        # The same wait with the GIL released lets the callback (and the heartbeat)
+        # run, showing that the held wait above, not the harness, blocked them.
+        released, r_begin, r_end = _waiter(probe, release_gil=True)(50)
+    finally:
+        _, mismatches = probe.join()
+        tvm_ffi.remove_global_func(name)
+    assert held == 0, "a Python callback ran while Python held the GIL"
+    assert end - begin >= 300_000_000  # it timed out rather than finished
+    assert _beats_inside(heartbeat, begin, end) == 0
+    assert released > 0
+    assert _beats_inside(heartbeat, r_begin, r_end) > 0
+    assert mismatches == 0
