@@ -1,6 +1,6 @@
 """Run the C++ micro-benchmark and print medians with ratios to the direct call.
 
-    python bench/cpp_table.py [path/to/kwcall_cpp_bench] [--repetitions N]
+python bench/cpp_table.py [path/to/kwcall_cpp_bench] [--repetitions N]
 """
 
 from __future__ import annotations
