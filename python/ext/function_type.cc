@@ -32,6 +32,12 @@ struct Binding {
   PyObject* target = nullptr;
   PyObject* signature_obj = nullptr;
   PyObject* unpack_fn = nullptr;
+  // The last call shape that bound successfully and its slots. A call site passes the same
+  // kwnames tuple (a constant of its code object) every time, so a repeated keyword call
+  // skips binding. Only touched with the GIL held.
+  mutable PyObject* last_kwnames = nullptr;  // owned
+  mutable Py_ssize_t last_nargs = -1;
+  mutable std::vector<int32_t> last_slots;
 };
 
 // The C fields that follow tvm_ffi.Function's.
@@ -120,15 +126,29 @@ bool ApplyUnpack(const Binding& b, PyObject** bound, PyObject** owned) {
   return true;
 }
 
-PyObject* BindAndCall(PyObject* self, const Binding& b, PyObject* const* args, Py_ssize_t nargs,
-                      PyObject* kwnames) {
-  SmallArray<int32_t> slots(b.arity);
+// Binds a call shape (nargs, kwnames) into slots, or takes them from the last call.
+const int32_t* SlotsFor(const Binding& b, Py_ssize_t nargs, PyObject* kwnames,
+                        SmallArray<int32_t>* fresh) {
+  if (nargs == b.last_nargs && kwnames == b.last_kwnames) return b.last_slots.data();
   std::string error;
-  if (!BindSlots(b.signature, static_cast<int32_t>(nargs), PyKeys(kwnames, b), slots.data(),
+  if (!BindSlots(b.signature, static_cast<int32_t>(nargs), PyKeys(kwnames, b), fresh->data(),
                  &error)) {
     PyErr_SetString(PyExc_TypeError, error.c_str());
     return nullptr;
   }
+  Py_XINCREF(kwnames);
+  Py_XDECREF(b.last_kwnames);
+  b.last_kwnames = kwnames;
+  b.last_nargs = nargs;
+  b.last_slots.assign(fresh->data(), fresh->data() + b.arity);
+  return fresh->data();
+}
+
+PyObject* BindAndCall(PyObject* self, const Binding& b, PyObject* const* args, Py_ssize_t nargs,
+                      PyObject* kwnames) {
+  SmallArray<int32_t> fresh(b.arity);
+  const int32_t* slots = SlotsFor(b, nargs, kwnames, &fresh);
+  if (slots == nullptr) return nullptr;
   SmallArray<PyObject*> bound(b.arity);
   for (int32_t i = 0; i < b.arity; ++i) {
     bound[i] = slots[i] == kUseDefault ? b.defaults[i] : args[slots[i]];
@@ -164,6 +184,7 @@ void DestroyBindingData(Binding* b) {
   Py_XDECREF(b->target);
   Py_XDECREF(b->signature_obj);
   Py_XDECREF(b->unpack_fn);
+  Py_XDECREF(b->last_kwnames);
   delete b;
 }
 
