@@ -166,7 +166,9 @@ PyObject* BindAndCall(PyObject* self, const Binding& b, PyObject* const* args, P
 PyObject* Vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   const Binding* b = FieldsOf(self).binding;
   if (b == nullptr) {
-    PyErr_SetString(PyExc_RuntimeError, "kwcall.Function was cleared or never initialized");
+    PyErr_SetString(PyExc_RuntimeError,
+                    "this kwcall.Function has no target (a CuTeDSL function compiled for another "
+                    "architecture has none)");
     return nullptr;
   }
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
@@ -228,7 +230,7 @@ PyObject* New(PyTypeObject*, PyObject*, PyObject*) {
 
 PyObject* Repr(PyObject* self) {
   const Binding* b = FieldsOf(self).binding;
-  if (b == nullptr) return PyUnicode_FromFormat("<%s (cleared)>", Py_TYPE(self)->tp_name);
+  if (b == nullptr) return PyUnicode_FromFormat("<%s (unbound)>", Py_TYPE(self)->tp_name);
   return PyUnicode_FromFormat("<%s %s%S>", Py_TYPE(self)->tp_name, b->signature.name().c_str(),
                               b->signature_obj);
 }
@@ -352,30 +354,50 @@ PyObject* CreateDerivedType(const char* qualified_name, PyObject* extra_bases) {
   return type;
 }
 
-PyObject* NewFunction(PyTypeObject* cls, PyObject* handle, PyObject* target, PyObject* signature,
-                      PyObject* defaults, PyObject* unpack_fn) {
+PyObject* NewUnbound(PyTypeObject* cls) {
   if (!PyType_IsSubtype(cls, g_function_type)) {
     PyErr_SetString(PyExc_TypeError, "cls must be kwcall.Function or derived from it");
     return nullptr;
   }
-  if (!PyObject_TypeCheck(handle, g_base_type) || ChandleOf(handle) == nullptr) {
-    PyErr_SetString(PyExc_TypeError, "handle must be a tvm_ffi.Function");
-    return nullptr;
-  }
-  Binding* binding = MakeBinding(handle, target, signature, defaults, unpack_fn);
-  if (binding == nullptr) return nullptr;
   // Cython's __cinit__ takes no arguments: the base tp_new gets an empty tuple.
   PyObject* empty = PyTuple_New(0);
-  PyObject* self = empty ? g_base_type->tp_new(cls, empty, nullptr) : nullptr;
-  Py_XDECREF(empty);
-  if (self == nullptr) {
-    DestroyBindingData(binding);
-    return nullptr;
+  if (empty == nullptr) return nullptr;
+  PyObject* self = g_base_type->tp_new(cls, empty, nullptr);
+  Py_DECREF(empty);
+  if (self != nullptr) FieldsOf(self).vectorcall = Vectorcall;
+  return self;
+}
+
+int Bind(PyObject* self, PyObject* handle, PyObject* target, PyObject* signature,
+         PyObject* defaults, PyObject* unpack_fn) {
+  if (!PyObject_TypeCheck(self, g_function_type)) {
+    PyErr_SetString(PyExc_TypeError, "bind() needs a kwcall.Function");
+    return -1;
   }
+  if (FieldsOf(self).binding != nullptr || ChandleOf(self) != nullptr) {
+    PyErr_SetString(PyExc_RuntimeError, "this kwcall.Function is already bound");
+    return -1;
+  }
+  if (!PyObject_TypeCheck(handle, g_base_type) || ChandleOf(handle) == nullptr) {
+    PyErr_SetString(PyExc_TypeError, "handle must be a tvm_ffi.Function");
+    return -1;
+  }
+  Binding* binding = MakeBinding(handle, target, signature, defaults, unpack_fn);
+  if (binding == nullptr) return -1;
   ChandleOf(self) = ChandleOf(handle);
   TVMFFIObjectIncRef(ChandleOf(self));
-  FieldsOf(self).vectorcall = Vectorcall;
   FieldsOf(self).binding = binding;
+  return 0;
+}
+
+PyObject* NewFunction(PyTypeObject* cls, PyObject* handle, PyObject* target, PyObject* signature,
+                      PyObject* defaults, PyObject* unpack_fn) {
+  PyObject* self = NewUnbound(cls);
+  if (self == nullptr) return nullptr;
+  if (Bind(self, handle, target, signature, defaults, unpack_fn) < 0) {
+    Py_DECREF(self);
+    return nullptr;
+  }
   return self;
 }
 

@@ -24,6 +24,17 @@ PyObject* CreateFunctionType(PyTypeObject* base, PyObject* kwargs_sentinel);
 PyObject* CreateDerivedType(const char* qualified_name, PyObject* extra_bases);
 
 /*!
+ * \brief A new instance of `cls` (kwcall.Function or a type from CreateDerivedType) with no
+ *        handle and no binding yet: calling it raises until Bind. Lets a derived type set up
+ *        its own state before the handle exists.
+ */
+PyObject* NewUnbound(PyTypeObject* cls);
+
+/*! \brief Give an unbound instance its handle and binding; see NewFunction. -1 on error. */
+int Bind(PyObject* self, PyObject* handle, PyObject* target, PyObject* signature,
+         PyObject* defaults, PyObject* unpack_fn);
+
+/*!
  * \brief A new instance of `cls` (kwcall.Function or a type from CreateDerivedType).
  * \param handle A tvm_ffi.Function holding the C++ kwcall function; its handle is shared.
  * \param target The target, kept for `.target`.

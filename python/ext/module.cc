@@ -31,7 +31,30 @@ PyObject* PyDeriveType(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   return CreateDerivedType(PyUnicode_AsUTF8(args[0]), args[1]);
 }
 
+// _kwcall.new_unbound(cls)
+PyObject* PyNewUnbound(PyObject*, PyObject* cls) {
+  if (!PyType_Check(cls)) {
+    PyErr_SetString(PyExc_TypeError, "new_unbound(cls: type)");
+    return nullptr;
+  }
+  return NewUnbound(reinterpret_cast<PyTypeObject*>(cls));
+}
+
+// _kwcall.bind(fn, handle, target, signature, defaults, unpack_fn)
+PyObject* PyBind(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 6) {
+    PyErr_SetString(PyExc_TypeError, "bind(fn, handle, target, signature, defaults, unpack_fn)");
+    return nullptr;
+  }
+  if (Bind(args[0], args[1], args[2], args[3], args[4], args[5]) < 0) return nullptr;
+  Py_RETURN_NONE;
+}
+
 PyMethodDef kMethods[] = {
+    {"new_unbound", PyNewUnbound, METH_O,
+     "Create an instance of a kwcall.Function type with no target yet."},
+    {"bind", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(PyBind)), METH_FASTCALL,
+     "Bind an instance made by new_unbound to a C++ kwcall function handle."},
     {"new_function", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(PyNewFunction)),
      METH_FASTCALL, "Create a kwcall.Function around a C++ kwcall function handle."},
     {"derive_type", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(PyDeriveType)),

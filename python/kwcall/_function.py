@@ -34,15 +34,21 @@ def _as_ffi_function(target: Any) -> tvm_ffi.Function:
     return tvm_ffi.convert(target)
 
 
-def new_function(cls: type, target: Any, signature: Signature) -> Function:
-    """An instance of ``cls`` (kwcall.Function or a type derived with derive_type)."""
+def bind(fn: Function, target: Any, signature: Signature) -> None:
+    """Bind an instance made by ``_kwcall.new_unbound`` to ``target`` and ``signature``."""
     ffi_target = _as_ffi_function(target)
     handle = _make_function(ffi_target, signature._ffi_map())
-    fn = _kwcall.new_function(
-        cls, handle, ffi_target, signature, signature.param_defaults(), unpack_dataclass_to_tuple
+    _kwcall.bind(
+        fn, handle, ffi_target, signature, signature.param_defaults(), unpack_dataclass_to_tuple
     )
     fn.__signature__ = signature.to_inspect()
     fn.__name__ = fn.__qualname__ = signature.name or "function"
+
+
+def new_function(cls: type, target: Any, signature: Signature) -> Function:
+    """An instance of ``cls`` (kwcall.Function or a type made by ``_kwcall.derive_type``)."""
+    fn = _kwcall.new_unbound(cls)
+    bind(fn, target, signature)
     return fn
 
 
