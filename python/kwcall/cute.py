@@ -21,6 +21,8 @@ import threading
 import warnings
 from typing import Any
 
+import tvm_ffi
+
 from . import _kwcall
 from ._function import Function, bind
 from ._signature import Signature
@@ -28,6 +30,7 @@ from ._signature import Signature
 #: nvidia-cutlass-dsl releases (major.minor) whose compiled-function classes kwcall knows.
 SUPPORTED_VERSIONS = ("4.6", "4.7", "4.8")
 
+_tvm_ffi_call = tvm_ffi.Function.__call__
 _lock = threading.RLock()
 _original: Any = None  # CuTeDSL's class while kwcall is installed
 _types: dict[int, tuple[type, type]] = {}  # per provider module: (plain, with pointer args)
@@ -99,6 +102,12 @@ def _init_noop(self: Any, *args: Any, **kwargs: Any) -> None:
     """__new__ did the work; type.__call__ must not run CuTeDSL's __init__ twice."""
 
 
+def _run_compiled_program(self: Any, exe_args: list) -> Any:
+    """CuTeDSL's implicit compile-and-call passes every parameter in declaration order:
+    the native convention, which the handle forwards untouched."""
+    return _tvm_ffi_call(self, *exe_args)
+
+
 def _compiled_types(provider: Any) -> tuple[type, type]:
     """The kwcall-backed compiled-function types, made once per CuTeDSL provider module."""
     key = id(provider)
@@ -110,6 +119,7 @@ def _compiled_types(provider: Any) -> tuple[type, type]:
         )
         plain.__new__ = staticmethod(_new_compiled)
         plain.__init__ = _init_noop
+        plain.run_compiled_program = _run_compiled_program
         plain.__module__ = "kwcall.cute"
 
         class PointerArgsCompiledFunction(plain):  # type: ignore[misc, valid-type]
