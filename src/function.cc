@@ -5,6 +5,7 @@
 #include <kwcall/kwargs.h>
 #include <tvm/ffi/error.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -35,32 +36,51 @@ bool ReadName(const TVMFFIAny& value, std::string_view* name) {
   }
 }
 
+// A name as its length and first eight bytes, so that most compares are two integer
+// compares: names of eight bytes or fewer need nothing else.
+struct NameKey {
+  NameKey() = default;
+  explicit NameKey(std::string_view name)
+      : data(name.data()), size(static_cast<uint32_t>(name.size())) {
+    std::memcpy(&prefix, name.data(), std::min<size_t>(name.size(), sizeof(prefix)));
+  }
+  bool operator==(const NameKey& other) const {
+    return size == other.size && prefix == other.prefix &&
+           (size <= sizeof(prefix) ||
+            std::memcmp(data + sizeof(prefix), other.data + sizeof(prefix),
+                        size - sizeof(prefix)) == 0);
+  }
+  std::string_view view() const { return std::string_view(data, size); }
+
+  const char* data = nullptr;
+  uint64_t prefix = 0;
+  uint32_t size = 0;
+};
+
 // The keyword names of one call, for BindSlots. Keywords usually come in declaration
 // order, so each search starts just after the previous match.
 class PackedKeys {
  public:
-  PackedKeys(const std::vector<std::string_view>& params, const std::string_view* names,
-             int32_t count)
+  PackedKeys(const std::vector<NameKey>& params, const NameKey* names, int32_t count)
       : params_(params), names_(names), count_(count) {}
   int32_t size() const { return count_; }
   int32_t Find(int32_t k) const {
-    const std::string_view name = names_[k];
+    const NameKey& name = names_[k];
     const int32_t n = static_cast<int32_t>(params_.size());
-    for (int32_t step = 0, i = hint_; step < n; ++step, i = (i + 1 == n ? 0 : i + 1)) {
-      const std::string_view param = params_[i];
-      if (param.size() == name.size() && !name.empty() && param[0] == name[0] &&
-          std::memcmp(param.data(), name.data(), name.size()) == 0) {
+    for (int32_t step = 0, i = hint_; step < n; ++step) {
+      if (params_[i] == name) {
         hint_ = i + 1 == n ? 0 : i + 1;
         return i;
       }
+      i = i + 1 == n ? 0 : i + 1;
     }
     return -1;
   }
-  std::string_view Text(int32_t k) const { return names_[k]; }
+  std::string_view Text(int32_t k) const { return names_[k].view(); }
 
  private:
-  const std::vector<std::string_view>& params_;
-  const std::string_view* names_;
+  const std::vector<NameKey>& params_;
+  const NameKey* names_;
   int32_t count_;
   mutable int32_t hint_ = 0;
 };
@@ -77,7 +97,7 @@ class KwFunctionObj : public ffi::FunctionObj {
     this->cpp_call = reinterpret_cast<void*>(CppCall);
     // Views into signature_, which this object keeps alive.
     for (int32_t i = 0; i < arity_; ++i) {
-      param_names_.emplace_back(signature_.param_name(i));
+      param_names_.emplace_back(std::string_view(signature_.param_name(i)));
       TVMFFIAny view{};
       if (signature_.has_default(i)) {
         view = *reinterpret_cast<const TVMFFIAny*>(&signature_.default_value(i));
@@ -127,7 +147,7 @@ class KwFunctionObj : public ffi::FunctionObj {
   const ffi::FunctionObj* target_obj_;
   const void* sentinel_;
   int32_t arity_;
-  std::vector<std::string_view> param_names_;
+  std::vector<NameKey> param_names_;
   std::vector<TVMFFIAny> default_views_;  // borrowed from signature_'s defaults
 };
 
@@ -146,10 +166,11 @@ void KwFunctionObj::BindAndCall(const ffi::AnyView* args, int32_t num_args,
   const int32_t num_keywords = tail / 2;
   const TVMFFIAny* pairs = raw + nargs + 1;
 
-  SmallArray<std::string_view> names(num_keywords);
+  SmallArray<NameKey> names(num_keywords);
   for (int32_t k = 0; k < num_keywords; ++k) {
     const TVMFFIAny& key = pairs[2 * k];
-    if (TVM_FFI_PREDICT_FALSE(!ReadName(key, &names[k]))) {
+    std::string_view name;
+    if (TVM_FFI_PREDICT_FALSE(!ReadName(key, &name))) {
       if (IsKwargsSentinel(key, sentinel_)) {
         TVM_FFI_THROW(TypeError) << signature_.name() << "(): the KWARGS sentinel appears twice";
       }
@@ -159,8 +180,9 @@ void KwFunctionObj::BindAndCall(const ffi::AnyView* args, int32_t num_args,
     }
     if (TVM_FFI_PREDICT_FALSE(IsKwargsSentinel(pairs[2 * k + 1], sentinel_))) {
       TVM_FFI_THROW(TypeError) << signature_.name() << "(): the KWARGS sentinel cannot be the "
-                               << "value of keyword '" << names[k] << "'";
+                               << "value of keyword '" << name << "'";
     }
+    names[k] = NameKey(name);
   }
 
   SmallArray<int32_t> slots(arity_);

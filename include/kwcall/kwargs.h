@@ -17,7 +17,9 @@
 #include <tvm/ffi/function.h>
 
 #include <array>
+#include <cstring>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -41,11 +43,27 @@ inline bool IsKwargsSentinel(const TVMFFIAny& value, const void* sentinel) {
 /*! \brief One keyword argument, a name and a value (held by value), for kwcall::Call. */
 template <typename T>
 struct Kw {
-  Kw(const char* name, T value) : name(name), value(std::move(value)) {}
-  Kw(const std::string& name, T value) : name(name.c_str()), value(std::move(value)) {}
-  /*! \brief Must outlive the call. */
-  const char* name;
+  /*! \brief `name` must outlive the call. */
+  Kw(const char* name, T value) : name(NameView(name)), value(std::move(value)) {}
+  Kw(const std::string& name, T value) : name(NameView(name.c_str())), value(std::move(value)) {}
+  /*! \brief The name as a packed string: inline when short, so binding reads no memory. */
+  TVMFFIAny name;
   T value;
+
+ private:
+  static TVMFFIAny NameView(const char* c_str) {
+    std::string_view text(c_str);
+    TVMFFIAny view{};
+    if (text.size() < sizeof(view.v_bytes)) {
+      view.type_index = ffi::TypeIndex::kTVMFFISmallStr;
+      view.small_str_len = static_cast<uint32_t>(text.size());
+      std::memcpy(view.v_bytes, text.data(), text.size());
+    } else {
+      view.type_index = ffi::TypeIndex::kTVMFFIRawStr;
+      view.v_c_str = c_str;
+    }
+    return view;
+  }
 };
 template <typename T>
 Kw(const char*, T) -> Kw<T>;
@@ -86,7 +104,7 @@ ffi::Any Call(const ffi::Function& f, Args&&... args) {
   auto push = [&](auto&& arg) {
     if constexpr (kwargs_detail::kIsKw<decltype(arg)>) {
       if (next == sizeof...(Args) - kNumKeywords) packed[next++] = KwargsSentinel();
-      packed[next++] = arg.name;
+      packed[next++] = reinterpret_cast<const ffi::AnyView&>(arg.name);
       packed[next++] = arg.value;
     } else {
       packed[next++] = arg;

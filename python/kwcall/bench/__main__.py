@@ -1,0 +1,159 @@
+"""``python -m kwcall.bench``: build the C++ caller, register every route, time them all in
+one process, and write results/<timestamp>/{results.md, results.json, chart.png}."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import sys
+from pathlib import Path
+from typing import Any
+
+import tvm_ffi
+
+import kwcall
+
+from . import build, cells, cpp_routes, python_routes, report, routes, threads
+
+# (samples per cell, seconds per sample)
+MODES = {"quick": (7, 0.01), "full": (21, 0.05)}
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m kwcall.bench", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="seconds, for the demo and CI")
+    parser.add_argument(
+        "--device",
+        choices=("auto", "cpu", "cuda"),
+        default="auto",
+        help="cuda: CUDA tensors and real kernel launches (auto: if torch sees a GPU)",
+    )
+    parser.add_argument("--out", type=Path, default=Path("results"), help="results folder")
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=None,
+        help=f"where the C++ modules are built (default {build.default_cache_dir()})",
+    )
+    parser.add_argument("--reps", type=int, default=None, help="samples per cell")
+    parser.add_argument("--sample-ms", type=float, default=None, help="milliseconds per sample")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser.parse_args(argv)
+
+
+def pick_device(choice: str) -> str:
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    available = torch is not None and torch.cuda.is_available()
+    if choice == "cuda" and not available:
+        why = "torch is not installed" if torch is None else "torch.cuda.is_available() is False"
+        raise SystemExit(f"--device cuda: {why}; run with --device cpu")
+    return "cuda" if choice == "cuda" or (choice == "auto" and available) else "cpu"
+
+
+def machine(device: str) -> dict[str, Any]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    info = {
+        "cpu": cpu,
+        "cpu_count": os.cpu_count(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "tvm_ffi": tvm_ffi.__version__,
+        "kwcall": kwcall.__version__,
+        # Other load skews every number, thread scaling most: record it beside them.
+        "loadavg_1min_at_start": os.getloadavg()[0],
+    }
+    try:
+        from importlib.metadata import version
+
+        import cutlass  # noqa: F401  # only its version is recorded
+
+        info["nvidia_cutlass_dsl"] = version("nvidia-cutlass-dsl")
+    except Exception:
+        info["nvidia_cutlass_dsl"] = None
+    if device == "cuda":
+        import torch
+
+        info["gpu"] = torch.cuda.get_device_name()
+        info["torch"] = torch.__version__
+    return info
+
+
+def progress_bar(total: int, disabled: bool):
+    try:
+        from tqdm import tqdm
+    except ImportError:  # the bench extra is optional; run without a bar
+        disabled = True
+    if disabled:
+
+        class Silent:
+            def update(self, n: int) -> None: ...
+            def close(self) -> None: ...
+
+        return Silent()
+    return tqdm(total=total, desc="kwcall.bench", unit="sample", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> Path:
+    args = parse_args(argv)
+    mode = "quick" if args.quick else "full"
+    reps, sample_s = MODES[mode]
+    reps = args.reps or reps
+    sample_s = args.sample_ms / 1e3 if args.sample_ms else sample_s
+    device = pick_device(args.device)
+    device_id = 0
+    if device == "cuda":
+        import torch
+
+        device_id = torch.cuda.current_device()
+
+    details = machine(device)
+    modules = build.build(device, args.cache_dir)
+    mixes = routes.make_mixes(modules, device)
+    streams: list[int] = []
+    if device == "cuda":
+        create = modules.cuda.get_function("stream_create")
+        streams = [create() for _ in range(max(threads.thread_counts(args.quick)))]
+    try:
+        todo = (
+            cpp_routes.cells(modules, mixes, device_id)
+            + python_routes.cells(mixes)
+            + threads.cells(modules, mixes, device_id, args.quick, streams)
+        )
+        bar = progress_bar(len(todo) * (reps + 1), args.no_progress)
+        cells.run_all(todo, reps, sample_s, bar)
+        bar.close()
+    finally:
+        for stream in streams:
+            modules.cuda.get_function("stream_destroy")(stream)
+
+    meta = {
+        "mode": mode,
+        "device": device,
+        "reps": reps,
+        "sample_s": sample_s,
+        "route_b": "a class built like CuTeDSL 4.6+'s TVMFFIJitCompiledFunctionWithKwargs "
+        "(CuTeDSL's own class needs a compiled CuTeDSL program)",
+        "mixes": [(m.name, m.label) for m in mixes],
+        "machine": details,
+        "thread_counts": threads.thread_counts(args.quick),
+    }
+    out_dir = args.out / datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    print(report.write_all(out_dir, todo, meta))
+    print(f"wrote {out_dir}/results.md, results.json, chart.png")
+    return out_dir
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,244 @@
+"""The outputs: a Markdown table (also printed), a JSON file with every raw sample and the
+machine, and a PNG chart."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .cells import Cell
+from .python_routes import PY_ROUTES
+from .routes import ROUTES
+
+PY_ROUTE_TEXT = {
+    "A": "target, positional",
+    "B": "CuTeDSL 4.6+ object, positional",
+    "B kw": "CuTeDSL 4.6+ object, 2 keywords",
+    "C": "make_kwargs_wrapper, positional",
+    "C kw": "make_kwargs_wrapper, 2 keywords",
+    "D": ROUTES["D"],
+    "E": ROUTES["E"],
+    "F": ROUTES["F"],
+}
+
+
+def _ns(value: float) -> str:
+    return f"{value:,.1f}" if value < 100 else f"{value:,.0f}"
+
+
+def _find(cells: list[Cell], **labels: Any) -> Cell | None:
+    for cell in cells:
+        if all(cell.labels.get(k) == v for k, v in labels.items()):
+            return cell
+    return None
+
+
+def _ns_table(cells: list[Cell], mixes: list[tuple[str, str]], rows: dict[str, str], caller: str):
+    head = "| route | what | " + " | ".join(f"{label} ns | ×A" for _, label in mixes) + " |"
+    lines = [head, "|---|---|" + "---:|---:|" * len(mixes)]
+    for route, text in rows.items():
+        parts = []
+        for mix, _ in mixes:
+            cell = _find(cells, mix=mix, route=route, caller=caller)
+            base = _find(cells, mix=mix, route="A", caller=caller)
+            if cell is None or base is None:
+                parts += ["–", "–"]
+                continue
+            ns = cell.ns_per_call()
+            parts += [_ns(ns), f"{ns / base.ns_per_call():.2f}"]
+        lines.append(f"| {route} | {text} | " + " | ".join(parts) + " |")
+    return lines
+
+
+def _scaling_table(cells: list[Cell], stream: str) -> list[str]:
+    group = [c for c in cells if c.group == "threads" and c.labels["stream"] == stream]
+    counts = sorted({c.threads for c in group})
+    lines = [
+        "| threads | A calls/s | B calls/s | D calls/s | D ÷ A | D ÷ D(1 thread) | D ÷ B |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    one = _find(group, route="D", stream=stream)
+    for count in counts:
+        rate = {
+            r: next(c for c in group if c.threads == count and c.labels["route"] == r).calls_per_s()
+            for r in ("A", "B", "D")
+        }
+        lines.append(
+            f"| {count} | {rate['A']:,.0f} | {rate['B']:,.0f} | {rate['D']:,.0f} | "
+            f"{rate['D'] / rate['A']:.2f} | {rate['D'] / one.calls_per_s():.2f} | "
+            f"{rate['D'] / rate['B']:,.0f} |"
+        )
+    return lines
+
+
+def design_targets(cells: list[Cell], device: str) -> list[tuple[str, str, bool]]:
+    """DESIGN.md's performance targets, each as (target, measured, met), on the scalar mix
+    (the 3-tensor mix for the GPU launch target)."""
+
+    def ns(route: str, caller: str, mix: str = "scalars") -> float:
+        return _find(cells, mix=mix, route=route, caller=caller).ns_per_call()
+
+    def rate(route: str, threads: int) -> float:
+        found = [
+            c
+            for c in cells
+            if c.group == "threads"
+            and c.labels["stream"] == "none"
+            and c.labels["route"] == route
+            and c.threads == threads
+        ]
+        return found[0].calls_per_s()
+
+    a, d, f = ns("A", "python_thread"), ns("D", "python_thread"), ns("F", "python_thread")
+    b_plain, d_plain = ns("B", "plain_thread"), ns("D", "plain_thread")
+    pa, pd, pf, pc = (ns(r, "python") for r in ("A", "D", "F", "C kw"))
+    scale = rate("D", 2) / rate("D", 1)
+    out = [
+        ("C++ → kwcall positional ≤ A + 3 ns", f"D − A = {d - a:+.1f} ns", d - a <= 3),
+        ("C++ → kwcall 2 keywords ≤ 3× A", f"F ÷ A = {f / a:.2f}", f <= 3 * a),
+        (
+            "C++ kwcall ≥ 40× the 4.6 route (calling thread)",
+            f"B ÷ D = {ns('B', 'python_thread') / d:,.0f}",
+            ns("B", "python_thread") >= 40 * d,
+        ),
+        (
+            "C++ kwcall ≥ 400× the 4.6 route (plain thread)",
+            f"B ÷ D = {b_plain / d_plain:,.0f}",
+            b_plain >= 400 * d_plain,
+        ),
+        ("Python → kwcall positional ≤ 1.05× A", f"D ÷ A = {pd / pa:.3f}", pd <= 1.05 * pa),
+        ("Python → kwcall 2 keywords ≤ 1.15× A", f"F ÷ A = {pf / pa:.3f}", pf <= 1.15 * pa),
+        ("Python → kwcall 2 keywords < make_kwargs_wrapper", f"F ÷ C kw = {pf / pc:.3f}", pf < pc),
+        ("C++ threads ≥ 1.8× at 2 threads (kwcall)", f"D(2) ÷ D(1) = {scale:.2f}", scale >= 1.8),
+    ]
+    if device == "cuda":
+        la, ld = ns("A", "python_thread", "tensors3"), ns("D", "python_thread", "tensors3")
+        out.append(
+            (
+                "CUDA launch from C++: kwcall within 5% of A",
+                f"D ÷ A = {ld / la:.3f}",
+                ld <= 1.05 * la,
+            )
+        )
+    return out
+
+
+def markdown(cells: list[Cell], meta: dict[str, Any]) -> str:
+    mixes = meta["mixes"]
+    machine = meta["machine"]
+    lines = [
+        f"# kwcall benchmark ({meta['mode']}, {meta['device']})",
+        "",
+        f"{machine['cpu']} ({machine['cpu_count']} cores), {machine['platform']}, "
+        f"Python {machine['python']}, apache-tvm-ffi {machine['tvm_ffi']}, "
+        f"kwcall {machine['kwcall']}"
+        + (f", {machine['gpu']}" if machine.get("gpu") else "")
+        + f"; 1-minute load average at start {machine['loadavg_1min_at_start']:.2f}",
+        "",
+        f"Medians of {meta['reps']} samples per cell (routes interleaved); ×A is the ratio to "
+        "route A in the same column. Route B is "
+        f"{meta['route_b']}.",
+        "",
+        "## From C++, on the thread Python called (GIL released): ns per call",
+        "",
+        *_ns_table(cells, mixes, ROUTES, "python_thread"),
+        "",
+        "## From C++, on a plain C++ thread Python never saw: ns per call",
+        "",
+        *_ns_table(cells, mixes, ROUTES, "plain_thread"),
+        "",
+        "## From Python: ns per call (timeit loop included)",
+        "",
+        *_ns_table(cells, mixes, PY_ROUTE_TEXT, "python"),
+    ]
+    present = {c.labels["stream"] for c in cells if c.group == "threads"}
+    streams = [s for s in ("none", "own", "default") if s in present]
+    titles = {
+        "none": "scalars",
+        "own": "3 CUDA tensors, a CUDA stream per thread",
+        "default": "3 CUDA tensors, every thread on the default stream",
+    }
+    for stream in streams:
+        lines += ["", f"## Thread scaling, {titles[stream]}: calls per second", ""]
+        lines += _scaling_table(cells, stream)
+    lines += ["", "## DESIGN.md performance targets", "", "| target | measured | met |"]
+    lines += ["|---|---|---|"]
+    for target, measured, met in design_targets(cells, meta["device"]):
+        lines.append(f"| {target} | {measured} | {'yes' if met else '**no**'} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_json(path: Path, cells: list[Cell], meta: dict[str, Any]) -> None:
+    data = {**meta, "cells": [c.to_json() for c in cells]}
+    path.write_text(json.dumps(data, indent=1))
+
+
+def chart(path: Path, cells: list[Cell], meta: dict[str, Any]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only; no display needed
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 2, figsize=(14, 9))
+    panels = [
+        (axes[0][0], "From C++ (Python's thread)", list(ROUTES), "python_thread"),
+        (axes[0][1], "From C++ (plain C++ thread)", list(ROUTES), "plain_thread"),
+        (axes[1][0], "From Python", list(PY_ROUTES), "python"),
+    ]
+    mixes = meta["mixes"]
+    width = 0.8 / len(mixes)
+    for ax, title, routes, caller in panels:
+        for i, (mix, label) in enumerate(mixes):
+            values = [_find(cells, mix=mix, route=r, caller=caller).ns_per_call() for r in routes]
+            ax.bar([x + i * width for x in range(len(routes))], values, width, label=label)
+        ax.set_xticks([x + width * (len(mixes) - 1) / 2 for x in range(len(routes))], routes)
+        ax.set_yscale("log")
+        ax.set_ylabel("ns per call (log)")
+        ax.set_title(title)
+        ax.legend(fontsize=8)
+    ax = axes[1][1]
+    present = {c.labels["stream"] for c in cells if c.group == "threads"}
+    for stream in [s for s in ("none", "own", "default") if s in present]:
+        for route in ("A", "B", "D"):
+            group = sorted(
+                (
+                    c
+                    for c in cells
+                    if c.group == "threads"
+                    and c.labels["stream"] == stream
+                    and c.labels["route"] == route
+                ),
+                key=lambda c: c.threads,
+            )
+            suffix = ", scalars" if stream == "none" else f", CUDA, {stream} stream"
+            ax.plot(
+                [c.threads for c in group],
+                [c.calls_per_s() for c in group],
+                "o-",
+                label=f"{route}{suffix}",
+            )
+    ax.set_xscale("log", base=2)
+    counts = sorted({c.threads for c in cells if c.group == "threads"})
+    ax.set_xticks(counts, [str(c) for c in counts])
+    ax.set_yscale("log")
+    ax.set_xlabel("plain C++ threads")
+    ax.set_ylabel("calls per second (log)")
+    ax.set_title("Thread scaling")
+    ax.legend(fontsize=8)
+    fig.suptitle(
+        f"kwcall benchmark ({meta['mode']}, {meta['device']}): "
+        "A target, B CuTeDSL 4.6+ route, C make_kwargs_wrapper, D/E/F kwcall"
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_all(out_dir: Path, cells: list[Cell], meta: dict[str, Any]) -> str:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    table = markdown(cells, meta)
+    (out_dir / "results.md").write_text(table)
+    write_json(out_dir / "results.json", cells, meta)
+    chart(out_dir / "chart.png", cells, meta)
+    return table
