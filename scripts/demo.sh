@@ -6,3 +6,6 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 VENV=${KWCALL_VENV:-$PWD/.venv}
 "$VENV/bin/python" examples/demo.py
+
+printf '\n==> python -m kwcall.bench --quick (the regression and the fix, side by side)\n'
+"$VENV/bin/python" -m kwcall.bench --quick --out results

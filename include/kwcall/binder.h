@@ -12,8 +12,8 @@
 #ifndef KWCALL_BINDER_H_
 #define KWCALL_BINDER_H_
 
+#include <kwcall/compat.h>
 #include <kwcall/signature.h>
-#include <tvm/ffi/base_detail.h>
 
 #include <algorithm>
 #include <cstdint>

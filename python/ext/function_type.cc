@@ -108,9 +108,15 @@ PyObject* CallBase(PyObject* self, PyObject* const* items, Py_ssize_t n) {
   return result;
 }
 
+// tvm_ffi.core.KWARGS itself, or another Python wrapper of the same FFI object (one that
+// came back from C++, say, when a callback forwards its arguments).
 bool HasSentinel(PyObject* const* args, Py_ssize_t nargs) {
+  PyTypeObject* sentinel_type = Py_TYPE(g_kwargs_sentinel);
   for (Py_ssize_t i = 0; i < nargs; ++i) {
-    if (args[i] == g_kwargs_sentinel) return true;
+    if (args[i] == g_kwargs_sentinel ||
+        (Py_TYPE(args[i]) == sentinel_type && ChandleOf(args[i]) == ChandleOf(g_kwargs_sentinel))) {
+      return true;
+    }
   }
   return false;
 }
@@ -249,6 +255,17 @@ PyObject* GetTargetAttr(PyObject* self, void*) {
   return value;
 }
 
+// tvm_ffi.convert() turns callables into new Python callbacks but hands an
+// ObjectConvertible's asobject() through: this keeps the native handle.
+PyObject* AsObject(PyObject* self, PyObject*) {
+  Py_INCREF(self);
+  return self;
+}
+
+PyMethodDef kMethods[] = {
+    {"asobject", AsObject, METH_NOARGS, "This function itself (for tvm_ffi.convert)."},
+    {nullptr, nullptr, 0, nullptr}};
+
 PyGetSetDef kGetSet[] = {
     {"signature", GetSignatureAttr, nullptr, "The kwcall.Signature this function binds.", nullptr},
     {"target", GetTargetAttr, nullptr, "The function called with the bound arguments.", nullptr},
@@ -267,6 +284,7 @@ PyType_Slot kSlots[] = {
     {Py_tp_clear, reinterpret_cast<void*>(Clear)},
     {Py_tp_repr, reinterpret_cast<void*>(Repr)},
     {Py_tp_getset, kGetSet},
+    {Py_tp_methods, kMethods},
     {Py_tp_members, kMembers},
     {Py_tp_doc, const_cast<char*>("A tvm_ffi.Function that binds keyword arguments in C++.")},
     {0, nullptr}};
@@ -325,12 +343,15 @@ Binding* MakeBinding(PyObject* handle, PyObject* target, PyObject* signature, Py
 
 }  // namespace
 
-PyObject* CreateFunctionType(PyTypeObject* base, PyObject* kwargs_sentinel) {
+PyObject* CreateFunctionType(PyTypeObject* base, PyObject* kwargs_sentinel,
+                             PyObject* object_convertible) {
   g_base_type = base;
   g_base_call = base->tp_call;
   Py_INCREF(kwargs_sentinel);
   g_kwargs_sentinel = kwargs_sentinel;
-  PyObject* bases = PyTuple_Pack(1, reinterpret_cast<PyObject*>(base));
+  PyObject* bases = object_convertible
+                        ? PyTuple_Pack(2, reinterpret_cast<PyObject*>(base), object_convertible)
+                        : PyTuple_Pack(1, reinterpret_cast<PyObject*>(base));
   if (bases == nullptr) return nullptr;
   PyObject* type = MakeType("kwcall.Function", bases);
   Py_DECREF(bases);

@@ -12,9 +12,12 @@ namespace python {
  * \brief Create the kwcall.Function type as a subtype of `base` (tvm_ffi.Function).
  * \param kwargs_sentinel tvm_ffi.core.KWARGS: positional calls that carry it go to the C++
  *        binder unchanged.
+ * \param object_convertible tvm_ffi.core.ObjectConvertible, a second base so that
+ *        tvm_ffi.convert(f) returns f; nullptr where tvm-ffi has none.
  * \return A new reference, or nullptr with an exception set.
  */
-PyObject* CreateFunctionType(PyTypeObject* base, PyObject* kwargs_sentinel);
+PyObject* CreateFunctionType(PyTypeObject* base, PyObject* kwargs_sentinel,
+                             PyObject* object_convertible);
 
 /*!
  * \brief Create a type that derives from kwcall.Function and from `extra_bases` (Python

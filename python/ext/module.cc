@@ -71,11 +71,16 @@ PyObject* InitFunctionType() {
   PyObject* base = PyObject_GetAttrString(core, "Function");
   PyObject* sentinel = PyObject_GetAttrString(core, "KWARGS");
   PyObject* probe = PyObject_CallMethod(core, "_get_global_func", "si", "ffi.GetKwargsObject", 0);
+  PyObject* convertible = PyObject_GetAttrString(core, "ObjectConvertible");
+  if (convertible == nullptr) PyErr_Clear();  // optional: older tvm-ffi
   PyObject* type = nullptr;
   if (base && sentinel && probe && PyType_Check(base)) {
     auto* base_type = reinterpret_cast<PyTypeObject*>(base);
-    if (CheckBaseLayout(base_type, probe)) type = CreateFunctionType(base_type, sentinel);
+    if (CheckBaseLayout(base_type, probe)) {
+      type = CreateFunctionType(base_type, sentinel, convertible);
+    }
   }
+  Py_XDECREF(convertible);
   Py_XDECREF(probe);
   Py_XDECREF(sentinel);
   Py_XDECREF(base);

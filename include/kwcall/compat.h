@@ -1,0 +1,23 @@
+/*
+ * kwcall: what differs between the apache-tvm-ffi releases kwcall supports (0.1.10 on).
+ */
+#ifndef KWCALL_COMPAT_H_
+#define KWCALL_COMPAT_H_
+
+// Renamed from base_details.h in apache-tvm-ffi 0.1.15.post1.
+#if __has_include(<tvm/ffi/base_detail.h>)
+#include <tvm/ffi/base_detail.h>
+#else
+#include <tvm/ffi/base_details.h>
+#endif
+
+// Added in apache-tvm-ffi 0.1.12.
+#ifndef TVM_FFI_PREDICT_FALSE
+#define TVM_FFI_PREDICT_FALSE(cond) (__builtin_expect(static_cast<bool>(cond), 0))
+#define TVM_FFI_PREDICT_TRUE(cond) (__builtin_expect(static_cast<bool>(cond), 1))
+#endif
+#ifndef TVM_FFI_COLD_CODE
+#define TVM_FFI_COLD_CODE [[gnu::cold]]
+#endif
+
+#endif  // KWCALL_COMPAT_H_

@@ -1,0 +1,45 @@
+"""Type stubs for kwcall's CPython extension (python/ext/*.cc)."""
+
+from typing import Any, Callable, TypeVar
+
+import tvm_ffi
+
+from ._signature import Signature
+
+_F = TypeVar("_F", bound=Function)
+
+class Function(tvm_ffi.Function):
+    """A tvm_ffi.Function that binds keyword arguments in C++.
+
+    Its handle is the C++ kwcall function; create one with ``kwcall.wrap`` or
+    ``kwcall.make_kwargs_wrapper`` (calling the class directly raises TypeError).
+    """
+
+    __name__: str
+    __qualname__: str
+    def __new__(cls, *args: Any, **kwargs: Any) -> Function: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+    @property
+    def signature(self) -> Signature:
+        """The kwcall.Signature this function binds."""
+
+    @property
+    def target(self) -> tvm_ffi.Function:
+        """The function called with the bound arguments."""
+
+def new_function(
+    cls: type[_F],
+    handle: tvm_ffi.Function,
+    target: tvm_ffi.Function,
+    signature: Signature,
+    defaults: tuple[Any, ...],
+    unpack_fn: Callable[[Any], Any],
+    /,
+) -> _F:
+    """Create ``cls`` (kwcall.Function or a type from derive_type) around ``handle``, a C++
+    kwcall function; ``defaults`` holds one entry per parameter (``inspect.Parameter.empty``
+    where there is none) and ``unpack_fn`` flattens the values of unpacked parameters."""
+
+def derive_type(qualified_name: str, extra_bases: tuple[type, ...], /) -> type[Function]:
+    """Create a type derived from kwcall.Function and ``extra_bases`` that keeps its
+    vectorcall (a Python subclass would lose it)."""
