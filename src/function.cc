@@ -45,37 +45,60 @@ struct NameKey {
     std::memcpy(&prefix, name.data(), std::min<size_t>(name.size(), sizeof(prefix)));
   }
   bool operator==(const NameKey& other) const {
-    return size == other.size && prefix == other.prefix &&
+    return prefix == other.prefix && size == other.size &&
            (size <= sizeof(prefix) ||
             std::memcmp(data + sizeof(prefix), other.data + sizeof(prefix),
                         size - sizeof(prefix)) == 0);
   }
   std::string_view view() const { return std::string_view(data, size); }
 
+  // A keyword name from a packed argument; false for non-strings. A small string already
+  // holds its bytes in the 8-byte payload: no copy, no call.
+  static bool Read(const TVMFFIAny& value, NameKey* key) {
+    static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "prefix masks assume little-endian");
+    if (value.type_index == ffi::TypeIndex::kTVMFFISmallStr) {
+      key->data = value.v_bytes;
+      key->size = value.small_str_len;
+      key->prefix =
+          key->size >= 8 ? value.v_uint64 : value.v_uint64 & ((uint64_t{1} << (8 * key->size)) - 1);
+      return true;
+    }
+    std::string_view name;
+    if (!ReadName(value, &name)) return false;
+    *key = NameKey(name);
+    return true;
+  }
+
   const char* data = nullptr;
   uint64_t prefix = 0;
   uint32_t size = 0;
 };
 
-// The keyword names of one call, for BindSlots. Keywords usually come in declaration
-// order, so each search starts just after the previous match.
+// Index of the parameter called `name`, or -1. Keywords usually come in declaration order,
+// so each search starts at *hint, just after the previous match.
+int32_t FindParam(const std::vector<NameKey>& params, const NameKey& name, int32_t* hint) {
+  const NameKey* first = params.data();
+  const int32_t n = static_cast<int32_t>(params.size());
+  auto found = [&](int32_t i) {
+    *hint = i + 1 == n ? 0 : i + 1;
+    return i;
+  };
+  for (int32_t i = *hint; i < n; ++i) {
+    if (first[i] == name) return found(i);
+  }
+  for (int32_t i = 0; i < *hint; ++i) {
+    if (first[i] == name) return found(i);
+  }
+  return -1;
+}
+
+// The keyword names of one call, for BindSlots.
 class PackedKeys {
  public:
   PackedKeys(const std::vector<NameKey>& params, const NameKey* names, int32_t count)
       : params_(params), names_(names), count_(count) {}
   int32_t size() const { return count_; }
-  int32_t Find(int32_t k) const {
-    const NameKey& name = names_[k];
-    const int32_t n = static_cast<int32_t>(params_.size());
-    for (int32_t step = 0, i = hint_; step < n; ++step) {
-      if (params_[i] == name) {
-        hint_ = i + 1 == n ? 0 : i + 1;
-        return i;
-      }
-      i = i + 1 == n ? 0 : i + 1;
-    }
-    return -1;
-  }
+  int32_t Find(int32_t k) const { return FindParam(params_, names_[k], &hint_); }
   std::string_view Text(int32_t k) const { return names_[k].view(); }
 
  private:
@@ -103,6 +126,10 @@ class KwFunctionObj : public ffi::FunctionObj {
         view = *reinterpret_cast<const TVMFFIAny*>(&signature_.default_value(i));
       }
       default_views_.push_back(view);
+      if (i < kMaxFastArity) {
+        all_mask_ |= uint64_t{1} << i;
+        if (!signature_.has_default(i)) required_mask_ |= uint64_t{1} << i;
+      }
     }
   }
 
@@ -141,6 +168,12 @@ class KwFunctionObj : public ffi::FunctionObj {
   }
 
   void BindAndCall(const ffi::AnyView* args, int32_t num_args, ffi::Any* result) const;
+  bool FastBind(const TVMFFIAny* raw, int32_t nargs, const TVMFFIAny* pairs, int32_t num_keywords,
+                TVMFFIAny* bound) const;
+  void BindOrThrow(const TVMFFIAny* raw, int32_t nargs, const TVMFFIAny* pairs,
+                   int32_t num_keywords, TVMFFIAny* bound) const;
+
+  static constexpr int32_t kMaxFastArity = 64;
 
   ffi::Function target_;
   Signature signature_;
@@ -149,6 +182,9 @@ class KwFunctionObj : public ffi::FunctionObj {
   int32_t arity_;
   std::vector<NameKey> param_names_;
   std::vector<TVMFFIAny> default_views_;  // borrowed from signature_'s defaults
+  // For FastBind (signatures of at most 64 parameters): bit i is parameter i.
+  uint64_t required_mask_ = 0;  // parameters without a default
+  uint64_t all_mask_ = 0;
 };
 
 void KwFunctionObj::BindAndCall(const ffi::AnyView* args, int32_t num_args,
@@ -156,16 +192,49 @@ void KwFunctionObj::BindAndCall(const ffi::AnyView* args, int32_t num_args,
   const auto* raw = reinterpret_cast<const TVMFFIAny*>(args);
   int32_t nargs = 0;
   while (nargs < num_args && !IsKwargsSentinel(raw[nargs], sentinel_)) ++nargs;
-  const bool has_tail = nargs < num_args;
-  const int32_t tail = has_tail ? num_args - nargs - 1 : 0;
+  const int32_t tail = nargs < num_args ? num_args - nargs - 1 : 0;
   if (TVM_FFI_PREDICT_FALSE(tail % 2 != 0)) {
     TVM_FFI_THROW(TypeError) << signature_.name()
                              << "(): KWARGS must be followed by name/value pairs, got " << tail
                              << " values after it";
   }
-  const int32_t num_keywords = tail / 2;
   const TVMFFIAny* pairs = raw + nargs + 1;
+  SmallArray<TVMFFIAny> bound(arity_);
+  if (!FastBind(raw, nargs, pairs, tail / 2, bound.data())) {
+    BindOrThrow(raw, nargs, pairs, tail / 2, bound.data());
+  }
+  target_obj_->CallPacked(reinterpret_cast<const ffi::AnyView*>(bound.data()), arity_, result);
+}
 
+// One pass with a bitmask for calls that bind cleanly; false on anything else (an error,
+// or a signature too wide for the mask), which BindOrThrow then handles by the full rules.
+bool KwFunctionObj::FastBind(const TVMFFIAny* raw, int32_t nargs, const TVMFFIAny* pairs,
+                             int32_t num_keywords, TVMFFIAny* bound) const {
+  if (arity_ > kMaxFastArity || nargs > signature_.num_positional()) return false;
+  uint64_t filled = nargs == 64 ? ~uint64_t{0} : (uint64_t{1} << nargs) - 1;
+  for (int32_t i = 0; i < nargs; ++i) bound[i] = raw[i];
+  int32_t hint = 0;
+  for (int32_t k = 0; k < num_keywords; ++k) {
+    NameKey name;
+    if (!NameKey::Read(pairs[2 * k], &name) || IsKwargsSentinel(pairs[2 * k + 1], sentinel_)) {
+      return false;
+    }
+    const int32_t param = FindParam(param_names_, name, &hint);
+    if (param < signature_.posonly_count() || ((filled >> param) & 1)) return false;
+    bound[param] = pairs[2 * k + 1];
+    filled |= uint64_t{1} << param;
+  }
+  if (required_mask_ & ~filled) return false;
+  for (uint64_t rest = all_mask_ & ~filled; rest != 0; rest &= rest - 1) {
+    const int i = __builtin_ctzll(rest);
+    bound[i] = default_views_[i];
+  }
+  return true;
+}
+
+// CPython's rules in full (binder.h): binds or throws CPython's TypeError.
+void KwFunctionObj::BindOrThrow(const TVMFFIAny* raw, int32_t nargs, const TVMFFIAny* pairs,
+                                int32_t num_keywords, TVMFFIAny* bound) const {
   SmallArray<NameKey> names(num_keywords);
   for (int32_t k = 0; k < num_keywords; ++k) {
     const TVMFFIAny& key = pairs[2 * k];
@@ -176,7 +245,7 @@ void KwFunctionObj::BindAndCall(const ffi::AnyView* args, int32_t num_args,
       }
       TVM_FFI_THROW(TypeError) << signature_.name() << "(): keyword " << k
                                << " after KWARGS must be a string, got "
-                               << args[nargs + 1 + 2 * k].GetTypeKey();
+                               << reinterpret_cast<const ffi::AnyView&>(key).GetTypeKey();
     }
     if (TVM_FFI_PREDICT_FALSE(IsKwargsSentinel(pairs[2 * k + 1], sentinel_))) {
       TVM_FFI_THROW(TypeError) << signature_.name() << "(): the KWARGS sentinel cannot be the "
@@ -184,15 +253,12 @@ void KwFunctionObj::BindAndCall(const ffi::AnyView* args, int32_t num_args,
     }
     names[k] = NameKey(name);
   }
-
   SmallArray<int32_t> slots(arity_);
   std::string error;
-  if (TVM_FFI_PREDICT_FALSE(!BindSlots(signature_, nargs,
-                                       PackedKeys(param_names_, names.data(), num_keywords),
-                                       slots.data(), &error))) {
+  if (!BindSlots(signature_, nargs, PackedKeys(param_names_, names.data(), num_keywords),
+                 slots.data(), &error)) {
     TVM_FFI_THROW(TypeError) << error;
   }
-  SmallArray<TVMFFIAny> bound(arity_);
   for (int32_t i = 0; i < arity_; ++i) {
     const int32_t slot = slots[i];
     if (slot == kUseDefault) {
@@ -203,7 +269,6 @@ void KwFunctionObj::BindAndCall(const ffi::AnyView* args, int32_t num_args,
       bound[i] = pairs[2 * (slot - nargs) + 1];
     }
   }
-  target_obj_->CallPacked(reinterpret_cast<const ffi::AnyView*>(bound.data()), arity_, result);
 }
 
 }  // namespace
