@@ -12,14 +12,21 @@ import tvm_ffi
 from . import _kwcall
 from ._signature import Signature
 
-try:  # apache-tvm-ffi >= 0.1.13
+try:  # apache-tvm-ffi 0.1.12 and later
     from tvm_ffi.utils.unpack_dataclass import unpack_dataclass_to_tuple
+
+    HAS_UNPACK = True
 except ImportError:  # pragma: no cover - older tvm-ffi
+    HAS_UNPACK = False
 
     def unpack_dataclass_to_tuple(x: Any) -> Any:
-        raise NotImplementedError("unpacking dataclass parameters needs apache-tvm-ffi >= 0.1.13")
+        raise NotImplementedError(_NO_UNPACK)
 
 
+_NO_UNPACK = (
+    "unpacking dataclass parameters needs tvm_ffi.utils.unpack_dataclass "
+    f"(apache-tvm-ffi 0.1.12 or later; this is {tvm_ffi.__version__})"
+)
 Function = _kwcall.Function
 _make_function = tvm_ffi.get_global_func("kwcall.MakeFunction")
 
@@ -36,6 +43,8 @@ def _as_ffi_function(target: Any) -> tvm_ffi.Function:
 
 def bind(fn: Function, target: Any, signature: Signature) -> None:
     """Bind an instance made by ``_kwcall.new_unbound`` to ``target`` and ``signature``."""
+    if signature.unpack and not HAS_UNPACK:
+        raise NotImplementedError(_NO_UNPACK)
     ffi_target = _as_ffi_function(target)
     handle = _make_function(ffi_target, signature._ffi_map())
     _kwcall.bind(

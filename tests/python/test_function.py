@@ -16,6 +16,7 @@ import kwcall
 import pytest
 import tvm_ffi
 import tvm_ffi.testing  # noqa: F401  # registers the testing.* globals
+from conftest import needs_unpack
 from tvm_ffi.core import KWARGS
 
 get_signature = tvm_ffi.get_global_func("kwcall.GetSignature")
@@ -246,6 +247,7 @@ def test_signature_validation_names_the_function():
         kwcall.Signature(["a"], unpack=["q"], name="myfn")
 
 
+@needs_unpack
 def test_signature_json_round_trip():
     sig = kwcall.Signature(
         ["p", "a", "b"],
@@ -419,6 +421,7 @@ class Box:
     tag: str = "box"
 
 
+@needs_unpack
 def test_unpack_dataclass():
     from tvm_ffi.utils.unpack_dataclass import unpack_dataclass_to_tuple
 
@@ -437,6 +440,7 @@ def test_unpack_dataclass():
     assert plain(fn(7, (1, 2))) == (7, (1, 2), (0, 0.5))
 
 
+@needs_unpack
 def test_unpack_error_propagates():
     @dataclasses.dataclass
     class Bad:

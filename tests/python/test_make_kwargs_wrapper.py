@@ -48,6 +48,7 @@ from typing import Any
 import kwcall
 import pytest
 import tvm_ffi
+from conftest import needs_unpack
 
 # --------------------------------------------------------------------------
 # helpers
@@ -596,6 +597,7 @@ class _Nested:
     cfg: _Config
 
 
+@needs_unpack
 def test_map_dataclass_single_arg() -> None:
     wrapper = kwcall.make_kwargs_wrapper(
         _echo_target(), ["a", "cfg"], map_dataclass_to_tuple=["cfg"]
@@ -605,6 +607,7 @@ def test_map_dataclass_single_arg() -> None:
     assert _py(wrapper(a=1, cfg=_Config(x=3, y=4))) == (1, (3, 4))
 
 
+@needs_unpack
 def test_map_dataclass_multiple_args() -> None:
     wrapper = kwcall.make_kwargs_wrapper(
         _echo_target(), ["a", "b"], map_dataclass_to_tuple=["a", "b"]
@@ -612,6 +615,7 @@ def test_map_dataclass_multiple_args() -> None:
     assert _py(wrapper(_Config(x=1, y=2), _Config(x=3, y=4))) == ((1, 2), (3, 4))
 
 
+@needs_unpack
 def test_map_dataclass_nested() -> None:
     wrapper = kwcall.make_kwargs_wrapper(
         _echo_target(), ["a", "nested"], map_dataclass_to_tuple=["nested"]
@@ -620,6 +624,7 @@ def test_map_dataclass_nested() -> None:
     assert _py(result) == (1, (5, (10, 20)))
 
 
+@needs_unpack
 def test_map_dataclass_only_selected_args() -> None:
     wrapper = kwcall.make_kwargs_wrapper(
         _echo_target(), ["a", "cfg", "b"], map_dataclass_to_tuple=["cfg"]
@@ -633,6 +638,7 @@ def test_map_dataclass_only_selected_args() -> None:
     assert _py(result[1]) == (1, 2)
 
 
+@needs_unpack
 def test_map_dataclass_positional_default() -> None:
     default_cfg = _Config(x=0, y=0)
     wrapper = kwcall.make_kwargs_wrapper(
@@ -646,6 +652,7 @@ def test_map_dataclass_positional_default() -> None:
     assert _py(wrapper(1, _Config(x=5, y=6))) == (1, (5, 6))
 
 
+@needs_unpack
 def test_map_dataclass_kwonly_default() -> None:
     wrapper = kwcall.make_kwargs_wrapper(
         _echo_target(),
@@ -666,6 +673,7 @@ def test_map_dataclass_empty_list_disables_conversion() -> None:
     assert result[1] is cfg  # passed through untouched (opaque object)
 
 
+@needs_unpack
 def test_map_dataclass_from_signature() -> None:
     def source_func(a: int, cfg: _Config) -> None:
         pass

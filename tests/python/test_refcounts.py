@@ -27,6 +27,7 @@ import kwcall
 import pytest
 import tvm_ffi
 import tvm_ffi.testing  # noqa: F401  # registers the testing.* globals
+from conftest import needs_unpack
 from tvm_ffi.core import KWARGS
 
 CALLS = int(os.environ.get("KWCALL_LEAK_CALLS", "1000000"))
@@ -181,6 +182,7 @@ def test_kwargs_sentinel_pass_through():
     assert_flat(calls_of(lambda: f(X, KWARGS, "k", Y, "c", S)), CALLS, watched(f, KWARGS))
 
 
+@needs_unpack
 def test_unpack():
     f = fn(kwcall.Signature(["a", "p"], (), ["q"], {"q": P}, unpack=["p", "q"], name="up"))
     assert f(X, P) is X
@@ -226,6 +228,7 @@ def test_bad_kwargs_tail():
     assert_flat(run, SLOW_CALLS, watched(f, KWARGS))
 
 
+@needs_unpack
 def test_unpack_raising():
     @dataclasses.dataclass
     class BadPoint:

@@ -48,7 +48,10 @@ import sys
 from typing import Any
 
 import pytest
-from kwcall import unpack_dataclass_to_tuple as unpack
+
+pytest.importorskip("tvm_ffi.utils.unpack_dataclass", reason="needs tvm-ffi's unpack_dataclass")
+
+from kwcall import unpack_dataclass_to_tuple as unpack  # noqa: E402
 
 # ---------------------------------------------------------------------------
 # Module-level dataclasses: their string annotations resolve via
