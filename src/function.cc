@@ -114,6 +114,8 @@ class KwFunctionObj : public ffi::FunctionObj {
       : target_(std::move(target)),
         signature_(std::move(signature)),
         target_obj_(target_.get()),
+        target_call_(target_obj_->cpp_call ? reinterpret_cast<FCall>(target_obj_->cpp_call)
+                                           : CallThroughSafeCall),
         sentinel_(KwargsSentinel().get()),
         arity_(signature_.num_params()) {
     this->safe_call = SafeCall;
@@ -146,10 +148,19 @@ class KwFunctionObj : public ffi::FunctionObj {
                       ffi::Any* result) {
     const auto* self = static_cast<const KwFunctionObj*>(func);
     if (TVM_FFI_PREDICT_TRUE(num_args == self->arity_) && !self->HasSentinel(args, num_args)) {
-      self->target_obj_->CallPacked(args, num_args, result);
+      self->target_call_(self->target_obj_, args, num_args, result);
       return;
     }
     self->BindAndCall(args, num_args, result);
+  }
+
+  // How FunctionObj::CallPacked calls a target that has no C++ entry point (a C-ABI
+  // function, such as CuTeDSL's): through safe_call, rethrowing its error.
+  static void CallThroughSafeCall(const ffi::FunctionObj* func, const ffi::AnyView* args,
+                                  int32_t num_args, ffi::Any* result) {
+    TVM_FFI_CHECK_SAFE_CALL(func->safe_call(const_cast<ffi::FunctionObj*>(func),
+                                            reinterpret_cast<const TVMFFIAny*>(args), num_args,
+                                            reinterpret_cast<TVMFFIAny*>(result)));
   }
 
   static int SafeCall(void* func, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
@@ -178,6 +189,7 @@ class KwFunctionObj : public ffi::FunctionObj {
   ffi::Function target_;
   Signature signature_;
   const ffi::FunctionObj* target_obj_;
+  FCall target_call_;  // what target_obj_->CallPacked would call, chosen once
   const void* sentinel_;
   int32_t arity_;
   std::vector<NameKey> param_names_;
