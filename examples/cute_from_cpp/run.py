@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -117,6 +118,30 @@ def main() -> int:
     print("| route | ns/launch | ratio to native handle |")
     print("|---|---:|---:|")
     for label, values in samples.items():
+        med = statistics.median(values)
+        print(f"| {label} | {med:.0f} | {med / base:.3f} |")
+    # Python callers: keywords through kwcall vs the native handle called positionally.
+    native = ours._tvm_ffi_function
+    py_routes = {
+        "native handle, positional (a, b, c, 1.0)": lambda: native(a, b, c, 1.0),
+        "kwcall, keyword alpha=1.0": lambda: ours(a, b, c, alpha=1.0),
+        "kwcall, alpha left to its default": lambda: ours(a, b, c),
+        "stock 4.6+ object, keyword alpha=1.0": lambda: stock(a, b, c, alpha=1.0),
+    }
+    py_samples: dict[str, list[float]] = {label: [] for label in py_routes}
+    for _ in range(args.repeats):
+        for label, call in py_routes.items():
+            torch.cuda.synchronize()
+            start = time.perf_counter_ns()
+            for _ in range(args.launches):
+                call()
+            py_samples[label].append((time.perf_counter_ns() - start) / args.launches)
+            torch.cuda.synchronize()
+    base = statistics.median(py_samples["native handle, positional (a, b, c, 1.0)"])
+    print(f"\nPython caller, CPU time per launch (median of {args.repeats} x {args.launches}):")
+    print("| route | ns/launch | ratio to native handle |")
+    print("|---|---:|---:|")
+    for label, values in py_samples.items():
         med = statistics.median(values)
         print(f"| {label} | {med:.0f} | {med / base:.3f} |")
     print(f"\nGPU: {torch.cuda.get_device_name()}")

@@ -35,12 +35,16 @@ class Cell:
     def sample(self) -> None:
         self.samples.append(self.run(self.calls))
 
-    def ns_per_call(self) -> float:
-        """Median time per call as one caller sees it: the batch time on the calling thread,
-        or the mean of the threads' own times (without thread start and join)."""
-        return statistics.median(
+    def sample_ns_per_call(self) -> list[float]:
+        """Time per call in each sample as one caller sees it: the batch time on the calling
+        thread, or the mean of the threads' own times (without thread start and join)."""
+        return [
             (statistics.fmean(s[1:]) if len(s) > 1 else s[0]) / self.calls for s in self.samples
-        )
+        ]
+
+    def ns_per_call(self) -> float:
+        """Median time per call."""
+        return statistics.median(self.sample_ns_per_call())
 
     def calls_per_s(self) -> float:
         """Median total calls per second over all threads."""
@@ -67,3 +71,16 @@ def run_all(cells: list[Cell], reps: int, sample_s: float, progress: Any) -> Non
         for cell in cells:
             cell.sample()
             progress.update(1)
+
+
+def paired_ratio(cell: Cell, base: Cell) -> float:
+    """Median over repetitions of cell's time ÷ base's time in the same repetition: the two
+    were sampled moments apart, so drift in the machine's speed cancels."""
+    pairs = zip(cell.sample_ns_per_call(), base.sample_ns_per_call())
+    return statistics.median(c / b for c, b in pairs)
+
+
+def paired_difference(cell: Cell, base: Cell) -> float:
+    """Median over repetitions of cell's time − base's time (ns) in the same repetition."""
+    pairs = zip(cell.sample_ns_per_call(), base.sample_ns_per_call())
+    return statistics.median(c - b for c, b in pairs)
