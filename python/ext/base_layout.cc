@@ -56,6 +56,21 @@ bool CheckBaseLayout(PyTypeObject* function_type, PyObject* probe) {
     PyErr_Clear();
     return Fail("does not keep its handle at offset " + std::to_string(BaseLayout::kChandleOffset));
   }
+  // c_release_gil follows chandle: toggle it through Python and watch the memory.
+  PyObject* original = PyObject_GetAttrString(probe, "release_gil");
+  bool follows = original != nullptr;
+  for (int value : {0, 1}) {
+    if (!follows) break;
+    follows = PyObject_SetAttrString(probe, "release_gil", value ? Py_True : Py_False) == 0 &&
+              ReleaseGilOf(probe) == value;
+  }
+  if (original != nullptr) PyObject_SetAttrString(probe, "release_gil", original);
+  Py_XDECREF(original);
+  if (!follows) {
+    PyErr_Clear();
+    return Fail("does not keep release_gil at offset " +
+                std::to_string(BaseLayout::kReleaseGilOffset));
+  }
   return true;
 }
 

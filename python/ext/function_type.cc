@@ -30,6 +30,7 @@ struct Binding {
   // and no values to unpack.
   bool positional_is_native = false;
   PyObject* target = nullptr;
+  PyObject* direct_target = nullptr;  // target when it is a tvm_ffi.Function (borrowed)
   PyObject* signature_obj = nullptr;
   PyObject* unpack_fn = nullptr;
   // The last call shape that bound successfully and its slots. A call site passes the same
@@ -94,18 +95,29 @@ class PyKeys {
   int32_t count_;
 };
 
-// Calls tvm_ffi.Function.__call__ on self, whose handle is the C++ kwcall function: with
-// every parameter in order it forwards straight to the target.
-PyObject* CallBase(PyObject* self, PyObject* const* items, Py_ssize_t n) {
+// tvm_ffi.Function.__call__(fn, *items).
+PyObject* CallFunction(PyObject* fn, PyObject* const* items, Py_ssize_t n) {
   PyObject* tuple = PyTuple_New(n);
   if (tuple == nullptr) return nullptr;
   for (Py_ssize_t i = 0; i < n; ++i) {
     Py_INCREF(items[i]);
     PyTuple_SET_ITEM(tuple, i, items[i]);
   }
-  PyObject* result = g_base_call(self, tuple, nullptr);
+  PyObject* result = g_base_call(fn, tuple, nullptr);
   Py_DECREF(tuple);
   return result;
+}
+
+// Calls tvm_ffi.Function.__call__ with every parameter in order: on the target itself when
+// it is a tvm_ffi.Function with the same release_gil setting (one hop less), else on self,
+// whose handle is the C++ kwcall function that forwards straight to the target.
+PyObject* CallBase(PyObject* self, PyObject* const* items, Py_ssize_t n) {
+  const Binding* b = FieldsOf(self).binding;
+  PyObject* callee =
+      b->direct_target != nullptr && ReleaseGilOf(b->direct_target) == ReleaseGilOf(self)
+          ? b->direct_target
+          : self;
+  return CallFunction(callee, items, n);
 }
 
 // tvm_ffi.core.KWARGS itself, or another Python wrapper of the same FFI object (one that
@@ -179,9 +191,9 @@ PyObject* Vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObj
   }
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   if (kwnames == nullptr) {
-    if (nargs == b->arity && b->positional_is_native) return CallBase(self, args, nargs);
     // tvm-ffi's own KWARGS packing: the C++ binder reads it.
-    if (HasSentinel(args, nargs)) return CallBase(self, args, nargs);
+    if (HasSentinel(args, nargs)) return CallFunction(self, args, nargs);
+    if (nargs == b->arity && b->positional_is_native) return CallBase(self, args, nargs);
   }
   return BindAndCall(self, *b, args, nargs, kwnames);
 }
@@ -334,6 +346,9 @@ Binding* MakeBinding(PyObject* handle, PyObject* target, PyObject* signature, Py
   b->positional_is_native = sig->num_kwonly() == 0 && !b->has_unpack;
   Py_INCREF(target);
   b->target = target;
+  if (PyObject_TypeCheck(target, g_base_type) && ChandleOf(target) != nullptr) {
+    b->direct_target = target;
+  }
   Py_INCREF(signature);
   b->signature_obj = signature;
   Py_INCREF(unpack_fn);

@@ -130,6 +130,22 @@ def test_release_gil_settable(f):
     assert plain(f(1, c=3)) == (1, 2, 3, 4)
 
 
+def test_release_gil_is_honoured_when_it_differs_from_the_target():
+    # Python calls go straight to the target when both release the GIL the same way; a
+    # Python-callback target sees whether this thread kept the GIL while calling it.
+    def report(*args):
+        return (threading.get_ident(), *args)
+
+    target = tvm_ffi.convert(report)
+    g = kwcall.wrap(target, kwcall.Signature(["a", "b"], (2,), name="h"))
+    for release in (False, True):
+        g.release_gil = release
+        target.release_gil = not release
+        assert plain(g(1))[1:] == (1, 2)
+        assert plain(g(1, 5))[1:] == (1, 5)
+        assert plain(g(b=3, a=1))[1:] == (1, 3)
+
+
 def test_direct_construction_rejected():
     with pytest.raises(TypeError, match="cannot be created directly"):
         kwcall.Function()
