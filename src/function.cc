@@ -215,7 +215,7 @@ void KwFunctionObj::BindAndCall(const ffi::AnyView* args, int32_t num_args,
   if (!FastBind(raw, nargs, pairs, tail / 2, bound.data())) {
     BindOrThrow(raw, nargs, pairs, tail / 2, bound.data());
   }
-  target_obj_->CallPacked(reinterpret_cast<const ffi::AnyView*>(bound.data()), arity_, result);
+  target_call_(target_obj_, reinterpret_cast<const ffi::AnyView*>(bound.data()), arity_, result);
 }
 
 // One pass with a bitmask for calls that bind cleanly; false on anything else (an error,

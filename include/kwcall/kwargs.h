@@ -35,6 +35,17 @@ extern const ffi::ObjectRef* g_kwargs_sentinel;
 /*! \brief The KWARGS sentinel object. */
 inline const ffi::ObjectRef& KwargsSentinel() { return *kwargs_detail::g_kwargs_sentinel; }
 
+namespace kwargs_detail {
+// The sentinel as a packed argument (a plain ffi.Object), without reading its header.
+inline TVMFFIAny SentinelView() {
+  TVMFFIAny view{};
+  view.type_index = ffi::TypeIndex::kTVMFFIObject;
+  view.v_obj =
+      const_cast<TVMFFIObject*>(reinterpret_cast<const TVMFFIObject*>(g_kwargs_sentinel->get()));
+  return view;
+}
+}  // namespace kwargs_detail
+
 /*! \brief True when `value` is the KWARGS sentinel; a pointer compare. */
 inline bool IsKwargsSentinel(const TVMFFIAny& value, const void* sentinel) {
   return value.type_index == ffi::TypeIndex::kTVMFFIObject && value.v_obj == sentinel;
@@ -99,20 +110,25 @@ ffi::Any Call(const ffi::Function& f, Args&&... args) {
   constexpr size_t kNumKeywords = (size_t{0} + ... + (kwargs_detail::kIsKw<Args> ? 1 : 0));
   constexpr size_t kNumPacked =
       sizeof...(Args) + kNumKeywords + (kNumKeywords ? 1 : 0);  // name + sentinel
-  std::array<ffi::AnyView, kNumPacked == 0 ? 1 : kNumPacked> packed;
+  // Raw slots, each written once: AnyView's constructor would zero them first.
+  TVMFFIAny packed[kNumPacked == 0 ? 1 : kNumPacked];
   size_t next = 0;
+  auto put = [&](const ffi::AnyView& view) {
+    packed[next++] = reinterpret_cast<const TVMFFIAny&>(view);
+  };
   auto push = [&](auto&& arg) {
     if constexpr (kwargs_detail::kIsKw<decltype(arg)>) {
-      if (next == sizeof...(Args) - kNumKeywords) packed[next++] = KwargsSentinel();
-      packed[next++] = reinterpret_cast<const ffi::AnyView&>(arg.name);
-      packed[next++] = arg.value;
+      if (next == sizeof...(Args) - kNumKeywords) packed[next++] = kwargs_detail::SentinelView();
+      packed[next++] = arg.name;
+      put(arg.value);
     } else {
-      packed[next++] = arg;
+      put(arg);
     }
   };
   (push(args), ...);
   ffi::Any result;
-  f.CallPacked(packed.data(), static_cast<int32_t>(kNumPacked), &result);
+  f.CallPacked(reinterpret_cast<const ffi::AnyView*>(packed), static_cast<int32_t>(kNumPacked),
+               &result);
   return result;
 }
 
