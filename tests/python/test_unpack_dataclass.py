@@ -368,9 +368,9 @@ def test_local_classes_resolution() -> None:
 
 
 def _tvm_ffi_keeps_namedtuples() -> bool:
-    Pair = collections.namedtuple("Pair", ["first"])
+    Pair = collections.namedtuple("Pair", ["first", "second"])
     try:
-        return type(unpack(Pair(1))) is Pair
+        return unpack(Pair(1, 2)) == Pair(1, 2) and type(unpack(Pair(1, 2))) is Pair
     except Exception:
         return False
 
