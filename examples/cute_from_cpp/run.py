@@ -16,9 +16,41 @@ import argparse
 import statistics
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+
+
+def time_python(call, launches: int) -> float:
+    """CPU nanoseconds per launch over `launches` calls from Python."""
+    start = time.perf_counter_ns()
+    for _ in range(launches):
+        call()
+    return (time.perf_counter_ns() - start) / launches
+
+
+def measure(runs: dict, repeats: int, torch) -> dict[str, list[float]]:
+    """Samples of each run (ns per launch), interleaved so that noise spreads evenly; the
+    device is idle at the start and end of each sample."""
+    samples: dict[str, list[float]] = {label: [] for label in runs}
+    for _ in range(repeats):
+        for label, run in runs.items():
+            torch.cuda.synchronize()
+            samples[label].append(run())
+            torch.cuda.synchronize()
+    return samples
+
+
+def print_table(caller: str, samples: dict[str, list[float]], args) -> None:
+    """Medians, with ratios to the first route (the native handle)."""
+    base = statistics.median(next(iter(samples.values())))
+    print(f"\n{caller}, CPU time per launch (median of {args.repeats} x {args.launches}):")
+    print("| route | ns/launch | ratio to native handle |")
+    print("|---|---:|---:|")
+    for label, values in samples.items():
+        median = statistics.median(values)
+        print(f"| {label} | {median:.0f} | {median / base:.3f} |")
 
 
 def main() -> int:
@@ -28,10 +60,12 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=1 << 16)
     args = parser.parse_args()
 
-    import torch
-
-    if not torch.cuda.is_available():
-        print("SKIP: no CUDA GPU")
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is None or not torch.cuda.is_available():
+        print("SKIP: needs PyTorch and a CUDA GPU")
         return 0
     import cutlass.cute as cute
     import kwcall.cute
@@ -105,45 +139,24 @@ def main() -> int:
         "kwcall, a, b, c (default filled in C++)": (routes["kwcall"], False),
         "stock 4.6+ object, a, b, c": (routes["stock 4.6+ object"], False),
     }
-    samples: dict[str, list[float]] = {label: [] for label in timed}
     for name, pass_alpha in timed.values():  # warm up every route once
         launcher.time_launches(name, a, b, c, 100, pass_alpha)
-    for _ in range(args.repeats):
-        for label, (name, pass_alpha) in timed.items():  # interleaved: noise spreads evenly
-            torch.cuda.synchronize()
-            samples[label].append(launcher.time_launches(name, a, b, c, args.launches, pass_alpha))
-            torch.cuda.synchronize()
-    base = statistics.median(samples["native handle, a, b, c, alpha (pre-4.6)"])
-    print(f"\nC++ caller, CPU time per launch (median of {args.repeats} x {args.launches}):")
-    print("| route | ns/launch | ratio to native handle |")
-    print("|---|---:|---:|")
-    for label, values in samples.items():
-        med = statistics.median(values)
-        print(f"| {label} | {med:.0f} | {med / base:.3f} |")
+    cpp_runs = {
+        label: partial(launcher.time_launches, name, a, b, c, args.launches, pass_alpha)
+        for label, (name, pass_alpha) in timed.items()
+    }
+    print_table("C++ caller", measure(cpp_runs, args.repeats, torch), args)
+
     # Python callers: keywords through kwcall vs the native handle called positionally.
     native = ours._tvm_ffi_function
-    py_routes = {
+    py_calls = {
         "native handle, positional (a, b, c, 1.0)": lambda: native(a, b, c, 1.0),
         "kwcall, keyword alpha=1.0": lambda: ours(a, b, c, alpha=1.0),
         "kwcall, alpha left to its default": lambda: ours(a, b, c),
         "stock 4.6+ object, keyword alpha=1.0": lambda: stock(a, b, c, alpha=1.0),
     }
-    py_samples: dict[str, list[float]] = {label: [] for label in py_routes}
-    for _ in range(args.repeats):
-        for label, call in py_routes.items():
-            torch.cuda.synchronize()
-            start = time.perf_counter_ns()
-            for _ in range(args.launches):
-                call()
-            py_samples[label].append((time.perf_counter_ns() - start) / args.launches)
-            torch.cuda.synchronize()
-    base = statistics.median(py_samples["native handle, positional (a, b, c, 1.0)"])
-    print(f"\nPython caller, CPU time per launch (median of {args.repeats} x {args.launches}):")
-    print("| route | ns/launch | ratio to native handle |")
-    print("|---|---:|---:|")
-    for label, values in py_samples.items():
-        med = statistics.median(values)
-        print(f"| {label} | {med:.0f} | {med / base:.3f} |")
+    py_runs = {label: partial(time_python, call, args.launches) for label, call in py_calls.items()}
+    print_table("Python caller", measure(py_runs, args.repeats, torch), args)
     print(f"\nGPU: {torch.cuda.get_device_name()}")
     return 0
 
