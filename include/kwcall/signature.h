@@ -92,6 +92,9 @@ class Signature {
   /*! \brief The spec this signature was made from (normalized). */
   SignatureSpec ToSpec() const;
 
+  /*! \brief How many Signature objects share this one's storage (copies are cheap). */
+  long use_count() const { return data_.use_count(); }
+
  private:
   struct Data {
     std::string name;

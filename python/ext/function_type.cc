@@ -36,6 +36,9 @@ struct Binding {
   // The last call shape that bound successfully and its slots. A call site passes the same
   // kwnames tuple (a constant of its code object) every time, so a repeated keyword call
   // skips binding. Only touched with the GIL held.
+  // Python defaults that the C++ signature holds as opaque objects, with those objects:
+  // references the cycle collector cannot see (see VisitCppHeldDefaults).
+  std::vector<std::pair<const ffi::Object*, PyObject*>> cpp_held_defaults;
   mutable PyObject* last_kwnames = nullptr;  // owned
   mutable Py_ssize_t last_nargs = -1;
   mutable std::vector<int32_t> last_slots;
@@ -215,6 +218,22 @@ void DestroyBinding(PyObject* self) {
   DestroyBindingData(b);
 }
 
+// The C++ signature keeps opaque Python defaults alive from C++. While this object is the
+// only owner of its C++ function, that function's signature and those opaque objects,
+// those references are this object's own, and reporting them lets the cycle collector
+// free a cycle that runs through a default back to this object. Anyone else holding any
+// of them (a registered global, a signature copy) makes them external again.
+int VisitCppHeldDefaults(PyObject* self, const Binding& b, visitproc visit, void* arg) {
+  if (b.cpp_held_defaults.empty() || b.signature.use_count() != 2) return 0;  // b's + C++'s
+  const auto* fn = ffi::details::ObjectUnsafe::RawObjectPtrFromUnowned<ffi::Object>(
+      static_cast<TVMFFIObject*>(ChandleOf(self)));
+  if (fn->use_count() != 1) return 0;
+  for (const auto& [opaque, value] : b.cpp_held_defaults) {
+    if (opaque->use_count() == 1) Py_VISIT(value);
+  }
+  return 0;
+}
+
 int Traverse(PyObject* self, visitproc visit, void* arg) {
   Py_VISIT(Py_TYPE(self));
   if (const Binding* b = FieldsOf(self).binding) {
@@ -222,6 +241,7 @@ int Traverse(PyObject* self, visitproc visit, void* arg) {
     Py_VISIT(b->target);
     Py_VISIT(b->signature_obj);
     Py_VISIT(b->unpack_fn);
+    if (int err = VisitCppHeldDefaults(self, *b, visit, arg)) return err;
   }
   return g_base_type->tp_traverse(self, visit, arg);
 }
@@ -340,6 +360,17 @@ Binding* MakeBinding(PyObject* handle, PyObject* target, PyObject* signature, Py
     if (interned == nullptr) {
       DestroyBindingData(b);
       return nullptr;
+    }
+  }
+  for (int32_t i = 0; i < b->arity; ++i) {
+    const ffi::Any& value = sig->default_value(i);
+    if (sig->has_default(i) && value.type_index() == ffi::TypeIndex::kTVMFFIOpaquePyObject) {
+      const auto* raw = reinterpret_cast<const TVMFFIAny*>(&value);
+      const auto* cell = reinterpret_cast<const TVMFFIOpaqueObjectCell*>(
+          reinterpret_cast<const char*>(raw->v_obj) + sizeof(TVMFFIObject));
+      b->cpp_held_defaults.emplace_back(
+          ffi::details::ObjectUnsafe::RawObjectPtrFromUnowned<ffi::Object>(raw->v_obj),
+          static_cast<PyObject*>(cell->handle));
     }
   }
   b->has_unpack = !unpack.empty();

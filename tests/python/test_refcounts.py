@@ -293,18 +293,34 @@ def test_create_destroy_cycles():
     assert alive and all(ref() is None for ref in alive)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known limitation (README): the C++ Signature keeps opaque Python defaults alive "
-    "with a reference the cycle collector cannot see, so a cycle through such a default is "
-    "never freed",
-)
 def test_cycle_through_opaque_default():
+    # The C++ signature holds the default too; kwcall.Function reports that reference to
+    # the cycle collector while it is the C++ function's only owner.
     holder = Opaque()
     f = kwcall.wrap(echo, kwcall.Signature(["a", "b"], (holder,), name="cyc"))
     holder.f = f
     ref = weakref.ref(holder)
     del f, holder
+    gc.collect()
+    assert ref() is None
+
+
+def test_cycle_kept_while_cpp_shares_the_function():
+    # Registered as a global, the C++ function has another owner: the default must stay
+    # alive and usable, cycle or not.
+    holder = Opaque()
+    second = tvm_ffi.convert(lambda a, b: b)
+    f = kwcall.wrap(second, kwcall.Signature(["a", "b"], (holder,), name="cyc2"))
+    holder.f = f
+    tvm_ffi.register_global_func("kwcall_test.cycle_shared", f, override=True)
+    ref = weakref.ref(holder)
+    del f, holder
+    gc.collect()
+    assert ref() is not None and ref().f is not None
+    shared = tvm_ffi.get_global_func("kwcall_test.cycle_shared")
+    assert shared(1) is ref()  # the default, filled in by C++
+    del shared
+    tvm_ffi.get_global_func("ffi.FunctionRemoveGlobal")("kwcall_test.cycle_shared")
     gc.collect()
     assert ref() is None
 
