@@ -225,7 +225,8 @@ bool KwFunctionObj::FastBind(const TVMFFIAny* raw, int32_t nargs, const TVMFFIAn
   if (arity_ > kMaxFastArity || nargs > signature_.num_positional()) return false;
   uint64_t filled = nargs == 64 ? ~uint64_t{0} : (uint64_t{1} << nargs) - 1;
   for (int32_t i = 0; i < nargs; ++i) bound[i] = raw[i];
-  int32_t hint = 0;
+  // Keywords name the parameters after the positional arguments, usually in order.
+  int32_t hint = nargs < arity_ ? nargs : 0;
   for (int32_t k = 0; k < num_keywords; ++k) {
     NameKey name;
     if (!NameKey::Read(pairs[2 * k], &name) || IsKwargsSentinel(pairs[2 * k + 1], sentinel_)) {
