@@ -19,6 +19,9 @@ class Function(tvm_ffi.Function):
     __qualname__: str
     def __new__(cls, *args: Any, **kwargs: Any) -> Function: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+    def asobject(self) -> Function:
+        """This function itself (tvm_ffi.convert hands it through unchanged)."""
+
     @property
     def signature(self) -> Signature:
         """The kwcall.Signature this function binds."""
@@ -39,6 +42,20 @@ def new_function(
     """Create ``cls`` (kwcall.Function or a type from derive_type) around ``handle``, a C++
     kwcall function; ``defaults`` holds one entry per parameter (``inspect.Parameter.empty``
     where there is none) and ``unpack_fn`` flattens the values of unpacked parameters."""
+
+def new_unbound(cls: type[_F], /) -> _F:
+    """An instance of ``cls`` with no target yet: calls raise until ``bind``."""
+
+def bind(
+    fn: Function,
+    handle: tvm_ffi.Function,
+    target: tvm_ffi.Function,
+    signature: Signature,
+    defaults: tuple[Any, ...],
+    unpack_fn: Callable[[Any], Any],
+    /,
+) -> None:
+    """Give an instance made by ``new_unbound`` its handle and binding (see new_function)."""
 
 def derive_type(qualified_name: str, extra_bases: tuple[type, ...], /) -> type[Function]:
     """Create a type derived from kwcall.Function and ``extra_bases`` that keeps its
