@@ -33,12 +33,15 @@ struct Binding {
   PyObject* direct_target = nullptr;  // target when it is a tvm_ffi.Function (borrowed)
   PyObject* signature_obj = nullptr;
   PyObject* unpack_fn = nullptr;
-  // The last call shape that bound successfully and its slots. A call site passes the same
-  // kwnames tuple (a constant of its code object) every time, so a repeated keyword call
-  // skips binding. Only touched with the GIL held.
+  // Called as preprocess(args, kwargs) -> (args, kwargs) before binding, or nullptr
+  // (CuTeDSL's pointer-argument conversion).
+  PyObject* preprocess = nullptr;
   // Python defaults that the C++ signature holds as opaque objects, with those objects:
   // references the cycle collector cannot see (see VisitCppHeldDefaults).
   std::vector<std::pair<const ffi::Object*, PyObject*>> cpp_held_defaults;
+  // The last call shape that bound successfully and its slots. A call site passes the same
+  // kwnames tuple (a constant of its code object) every time, so a repeated keyword call
+  // skips binding. Only touched with the GIL held.
   mutable PyObject* last_kwnames = nullptr;  // owned
   mutable Py_ssize_t last_nargs = -1;
   mutable std::vector<int32_t> last_slots;
@@ -184,6 +187,72 @@ PyObject* BindAndCall(PyObject* self, const Binding& b, PyObject* const* args, P
   return result;
 }
 
+PyObject* Dispatch(PyObject* self, const Binding& b, PyObject* const* args, Py_ssize_t nargs,
+                   PyObject* kwnames) {
+  if (kwnames == nullptr) {
+    // tvm-ffi's own KWARGS packing: the C++ binder reads it.
+    if (HasSentinel(args, nargs)) return CallFunction(self, args, nargs);
+    if (nargs == b.arity && b.positional_is_native) return CallBase(self, args, nargs);
+  }
+  return BindAndCall(self, b, args, nargs, kwnames);
+}
+
+// The slow path of functions with a preprocess step: (args, kwargs) go through it as
+// Python objects, then back to the vectorcall form for Dispatch.
+PyObject* CallPreprocessed(PyObject* self, const Binding& b, PyObject* const* args,
+                           Py_ssize_t nargs, PyObject* kwnames) {
+  PyObject* pos = PyTuple_New(nargs);
+  PyObject* kw = PyDict_New();
+  PyObject* out = nullptr;
+  if (pos != nullptr && kw != nullptr) {
+    for (Py_ssize_t i = 0; i < nargs; ++i) {
+      Py_INCREF(args[i]);
+      PyTuple_SET_ITEM(pos, i, args[i]);
+    }
+    bool ok = true;
+    const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t k = 0; k < nkw && ok; ++k) {
+      ok = PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) == 0;
+    }
+    if (ok) out = PyObject_CallFunctionObjArgs(b.preprocess, pos, kw, nullptr);
+  }
+  Py_XDECREF(pos);
+  Py_XDECREF(kw);
+  if (out == nullptr) return nullptr;
+  PyObject* new_kw = nullptr;
+  PyObject* new_pos = nullptr;
+  if (PyTuple_Check(out) && PyTuple_GET_SIZE(out) == 2 && PyDict_Check(PyTuple_GET_ITEM(out, 1))) {
+    new_kw = PyTuple_GET_ITEM(out, 1);
+    new_pos = PySequence_Tuple(PyTuple_GET_ITEM(out, 0));
+  } else {
+    PyErr_SetString(PyExc_TypeError, "preprocess must return (args, kwargs)");
+  }
+  if (new_pos == nullptr) {
+    Py_DECREF(out);
+    return nullptr;
+  }
+  const Py_ssize_t n = PyTuple_GET_SIZE(new_pos);
+  const Py_ssize_t m = PyDict_GET_SIZE(new_kw);
+  SmallArray<PyObject*> stack(static_cast<int32_t>(n + m));
+  for (Py_ssize_t i = 0; i < n; ++i) stack[i] = PyTuple_GET_ITEM(new_pos, i);
+  PyObject* names = m ? PyTuple_New(m) : nullptr;
+  PyObject* result = nullptr;
+  if (m == 0 || names != nullptr) {
+    Py_ssize_t cursor = 0, k = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(new_kw, &cursor, &key, &value)) {
+      Py_INCREF(key);
+      PyTuple_SET_ITEM(names, k, key);
+      stack[n + k++] = value;
+    }
+    result = Dispatch(self, b, stack.data(), n, names);
+  }
+  Py_XDECREF(names);
+  Py_DECREF(new_pos);
+  Py_DECREF(out);  // owns new_kw and its values
+  return result;
+}
+
 PyObject* Vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   const Binding* b = FieldsOf(self).binding;
   if (b == nullptr) {
@@ -193,12 +262,10 @@ PyObject* Vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObj
     return nullptr;
   }
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-  if (kwnames == nullptr) {
-    // tvm-ffi's own KWARGS packing: the C++ binder reads it.
-    if (HasSentinel(args, nargs)) return CallFunction(self, args, nargs);
-    if (nargs == b->arity && b->positional_is_native) return CallBase(self, args, nargs);
+  if (TVM_FFI_PREDICT_FALSE(b->preprocess != nullptr)) {
+    return CallPreprocessed(self, *b, args, nargs, kwnames);
   }
-  return BindAndCall(self, *b, args, nargs, kwnames);
+  return Dispatch(self, *b, args, nargs, kwnames);
 }
 
 void DestroyBindingData(Binding* b) {
@@ -207,6 +274,7 @@ void DestroyBindingData(Binding* b) {
   Py_XDECREF(b->target);
   Py_XDECREF(b->signature_obj);
   Py_XDECREF(b->unpack_fn);
+  Py_XDECREF(b->preprocess);
   Py_XDECREF(b->last_kwnames);
   delete b;
 }
@@ -241,6 +309,7 @@ int Traverse(PyObject* self, visitproc visit, void* arg) {
     Py_VISIT(b->target);
     Py_VISIT(b->signature_obj);
     Py_VISIT(b->unpack_fn);
+    Py_VISIT(b->preprocess);
     if (int err = VisitCppHeldDefaults(self, *b, visit, arg)) return err;
   }
   return g_base_type->tp_traverse(self, visit, arg);
@@ -454,6 +523,23 @@ int Bind(PyObject* self, PyObject* handle, PyObject* target, PyObject* signature
   ChandleOf(self) = ChandleOf(handle);
   TVMFFIObjectIncRef(ChandleOf(self));
   FieldsOf(self).binding = binding;
+  return 0;
+}
+
+int SetPreprocess(PyObject* self, PyObject* preprocess) {
+  Binding* b = PyObject_TypeCheck(self, g_function_type) ? FieldsOf(self).binding : nullptr;
+  if (b == nullptr) {
+    PyErr_SetString(PyExc_TypeError, "set_preprocess() needs a bound kwcall.Function");
+    return -1;
+  }
+  if (preprocess != Py_None && !PyCallable_Check(preprocess)) {
+    PyErr_SetString(PyExc_TypeError, "preprocess must be callable or None");
+    return -1;
+  }
+  PyObject* old = b->preprocess;
+  Py_XINCREF(preprocess == Py_None ? nullptr : preprocess);
+  b->preprocess = preprocess == Py_None ? nullptr : preprocess;
+  Py_XDECREF(old);
   return 0;
 }
 

@@ -38,6 +38,13 @@ int Bind(PyObject* self, PyObject* handle, PyObject* target, PyObject* signature
          PyObject* defaults, PyObject* unpack_fn);
 
 /*!
+ * \brief Make a bound instance pass each call's (args, kwargs) through
+ *        `preprocess(args, kwargs) -> (args, kwargs)` before binding (None: no step).
+ *        A slow path, for CuTeDSL's pointer-argument conversion. -1 on error.
+ */
+int SetPreprocess(PyObject* self, PyObject* preprocess);
+
+/*!
  * \brief A new instance of `cls` (kwcall.Function or a type from CreateDerivedType).
  * \param handle A tvm_ffi.Function holding the C++ kwcall function; its handle is shared.
  * \param target The target, kept for `.target`.

@@ -50,7 +50,19 @@ PyObject* PyBind(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Py_RETURN_NONE;
 }
 
+// _kwcall.set_preprocess(fn, preprocess)
+PyObject* PySetPreprocess(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 2) {
+    PyErr_SetString(PyExc_TypeError, "set_preprocess(fn, preprocess)");
+    return nullptr;
+  }
+  if (SetPreprocess(args[0], args[1]) < 0) return nullptr;
+  Py_RETURN_NONE;
+}
+
 PyMethodDef kMethods[] = {
+    {"set_preprocess", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(PySetPreprocess)),
+     METH_FASTCALL, "Pass each call's (args, kwargs) through a Python step before binding."},
     {"new_unbound", PyNewUnbound, METH_O,
      "Create an instance of a kwcall.Function type with no target yet."},
     {"bind", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(PyBind)), METH_FASTCALL,

@@ -57,6 +57,11 @@ def bind(
 ) -> None:
     """Give an instance made by ``new_unbound`` its handle and binding (see new_function)."""
 
+def set_preprocess(
+    fn: Function, preprocess: Callable[[tuple, dict], tuple[Any, dict]] | None, /
+) -> None:
+    """Pass each Python call's (args, kwargs) through ``preprocess`` before binding."""
+
 def derive_type(qualified_name: str, extra_bases: tuple[type, ...], /) -> type[Function]:
     """Create a type derived from kwcall.Function and ``extra_bases`` that keeps its
     vectorcall (a Python subclass would lose it)."""

@@ -24,7 +24,7 @@ from typing import Any
 import tvm_ffi
 
 from . import _kwcall
-from ._function import Function, bind
+from ._function import bind
 from ._signature import Signature
 
 #: nvidia-cutlass-dsl releases (major.minor) whose compiled-function classes kwcall knows.
@@ -33,7 +33,7 @@ SUPPORTED_VERSIONS = ("4.6", "4.7", "4.8")
 _tvm_ffi_call = tvm_ffi.Function.__call__
 _lock = threading.RLock()
 _original: Any = None  # CuTeDSL's class while kwcall is installed
-_types: dict[int, tuple[type, type]] = {}  # per provider module: (plain, with pointer args)
+_types: dict[int, type] = {}  # the compiled-function type, per provider module
 # The Python function's name for error messages while kwcall.cute.compile runs; CuTeDSL
 # only hands the class a mangled name. install() alone uses CuTeDSL's own "wrapper".
 _display_name: contextvars.ContextVar[str] = contextvars.ContextVar(
@@ -64,11 +64,8 @@ def _new_compiled(
 ) -> Any:
     """Builds the object CuTeDSL asked TVMFFIJitCompiledFunctionWithKwargs for."""
     provider = _provider()
-    plain, with_pointers = _compiled_types(provider)
-    fn = _kwcall.new_unbound(plain)
+    fn = _kwcall.new_unbound(_compiled_type(provider))
     provider.TVMFFIJitCompiledFunctionBase.__init__(fn, *args, **kwargs)
-    if fn.execution_args.has_pointer_address_arg_specs:
-        fn.__class__ = with_pointers  # same layout; adds the Python-side pointer conversion
     fn.kwargs_wrapper_spec = kwargs_wrapper_spec
     fn.map_dataclass_to_tuple = list(map_dataclass_to_tuple)
     raw = fn._create_tvm_ffi_function()
@@ -85,6 +82,10 @@ def _new_compiled(
         name=_display_name.get(),
     )
     bind(fn, raw, signature)
+    if fn.execution_args.has_pointer_address_arg_specs:
+        # Python callers' pointer objects become addresses first, as CuTeDSL does; C++
+        # callers pass addresses and keep the direct path.
+        _kwcall.set_preprocess(fn, fn.execution_args.convert_python_pointer_args_for_tvm_ffi)
     return fn
 
 
@@ -108,33 +109,20 @@ def _run_compiled_program(self: Any, exe_args: list) -> Any:
     return _tvm_ffi_call(self, *exe_args)
 
 
-def _compiled_types(provider: Any) -> tuple[type, type]:
-    """The kwcall-backed compiled-function types, made once per CuTeDSL provider module."""
+def _compiled_type(provider: Any) -> type:
+    """The kwcall-backed compiled-function type, made once per CuTeDSL provider module."""
     key = id(provider)
     if key not in _types:
         # Made in C so that the combined type keeps kwcall's vectorcall; a class statement
         # would inherit tvm_ffi.Function.__call__ and lose it.
-        plain = _kwcall.derive_type(
+        compiled = _kwcall.derive_type(
             "kwcall.cute.CompiledFunction", (provider.TVMFFIJitCompiledFunctionBase,)
         )
-        plain.__new__ = staticmethod(_new_compiled)
-        plain.__init__ = _init_noop
-        plain.run_compiled_program = _run_compiled_program
-        plain.__module__ = "kwcall.cute"
-
-        class PointerArgsCompiledFunction(plain):  # type: ignore[misc, valid-type]
-            """Converts pointer arguments (ctypes, cute pointers) to addresses for Python
-            callers, as CuTeDSL does; C++ callers pass addresses and keep the direct path."""
-
-            __slots__ = ()
-
-            def __call__(self, *args: Any, **kwargs: Any) -> Any:
-                convert = self.execution_args.convert_python_pointer_args_for_tvm_ffi
-                args, kwargs = convert(args, kwargs)
-                return Function.__call__(self, *args, **kwargs)
-
-        PointerArgsCompiledFunction.__module__ = "kwcall.cute"
-        _types[key] = (plain, PointerArgsCompiledFunction)
+        compiled.__new__ = staticmethod(_new_compiled)
+        compiled.__init__ = _init_noop
+        compiled.run_compiled_program = _run_compiled_program
+        compiled.__module__ = "kwcall.cute"
+        _types[key] = compiled
     return _types[key]
 
 
@@ -160,7 +148,7 @@ def install() -> bool:
             return False
         provider = _provider()
         _original = provider.TVMFFIJitCompiledFunctionWithKwargs
-        provider.TVMFFIJitCompiledFunctionWithKwargs = _compiled_types(provider)[0]
+        provider.TVMFFIJitCompiledFunctionWithKwargs = _compiled_type(provider)
         return True
 
 

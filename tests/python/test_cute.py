@@ -184,7 +184,7 @@ def test_dataclass_parameters(out):
 
 
 def test_install_and_uninstall(out):
-    provider = cutlass.cutlass_dsl.tvm_ffi_provider
+    provider = kwcute._provider()
     stock_class = provider.TVMFFIJitCompiledFunctionWithKwargs
     assert kwcute.install()
     try:
@@ -204,7 +204,7 @@ def test_install_and_uninstall(out):
 
 
 def test_unknown_version_warns_and_leaves_cutedsl_alone(monkeypatch):
-    provider = cutlass.cutlass_dsl.tvm_ffi_provider
+    provider = kwcute._provider()
     stock_class = provider.TVMFFIJitCompiledFunctionWithKwargs
     monkeypatch.setattr(kwcute, "cutedsl_version", lambda: "4.5.3")
     with warnings.catch_warnings(record=True) as caught:
@@ -213,3 +213,26 @@ def test_unknown_version_warns_and_leaves_cutedsl_alone(monkeypatch):
     assert any("4.5.3 is not supported" in str(w.message) for w in caught)
     assert provider.TVMFFIJitCompiledFunctionWithKwargs is stock_class
     assert not kwcute.is_installed()
+
+
+def test_pointer_conversion_step_runs_before_binding(out):
+    # Functions compiled with pointer arguments get CuTeDSL's conversion of pointer objects
+    # as a step before binding (kwcall.cute sets it when execution_args asks for it).
+    f = kwcute.compile(axpb, from_dlpack(out), Int32(1), 3, c=Int32(5))
+    seen = []
+
+    def convert(args, kwargs):
+        seen.append((len(args), sorted(kwargs)))
+        return f.execution_args.convert_python_pointer_args_for_tvm_ffi(args, kwargs)
+
+    kwcall._kwcall.set_preprocess(f, convert)
+    assert run(f, out, out, 2, c=3) == axpb_expected(2, c=3)
+    assert run(f, out, out, 2, d=1, c=3) == axpb_expected(2, c=3, d=1)
+    assert seen == [(2, ["c"]), (2, ["c", "d"])]
+    with pytest.raises(TypeError, match=r"^axpb\(\) missing 1 required keyword-only"):
+        f(out, 2)
+    kwcall._kwcall.set_preprocess(f, lambda args, kwargs: None)
+    with pytest.raises(TypeError, match=r"preprocess must return \(args, kwargs\)"):
+        f(out, 2, c=3)
+    kwcall._kwcall.set_preprocess(f, None)
+    assert run(f, out, out, 2, c=3) == axpb_expected(2, c=3)
