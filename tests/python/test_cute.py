@@ -236,3 +236,22 @@ def test_pointer_conversion_step_runs_before_binding(out):
         f(out, 2, c=3)
     kwcall._kwcall.set_preprocess(f, None)
     assert run(f, out, out, 2, c=3) == axpb_expected(2, c=3)
+
+
+@cute.jit
+def store(p: cute.Pointer, v: Float32, *, scale: Float32 = Float32(2.0)):  # noqa: B008
+    t = cute.make_tensor(p, cute.make_layout(4))
+    t[0] = v * scale
+
+
+def test_pointer_parameters_match_stock():
+    from cutlass.cute.runtime import make_ptr
+
+    buf = np.zeros(4, dtype=np.float32)
+    ptr = make_ptr(Float32, buf.ctypes.data)
+    stock = cute.compile(store, ptr, Float32(1.0), options="--enable-tvm-ffi")
+    ours = kwcute.compile(store, make_ptr(Float32, buf.ctypes.data), Float32(1.0))
+    for args, kwargs in [((ptr, 3.0), {}), ((ptr,), {"v": 3.0, "scale": 0.5})]:
+        expected = run(stock, buf, *args, **kwargs)
+        assert run(ours, buf, *args, **kwargs) == expected
+    assert run(ours, buf, buf.ctypes.data, 4.0) == 8.0  # a plain address works too
