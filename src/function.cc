@@ -251,8 +251,7 @@ void KwFunctionObj::BindOrThrow(const TVMFFIAny* raw, int32_t nargs, const TVMFF
   SmallArray<NameKey> names(num_keywords);
   for (int32_t k = 0; k < num_keywords; ++k) {
     const TVMFFIAny& key = pairs[2 * k];
-    std::string_view name;
-    if (TVM_FFI_PREDICT_FALSE(!ReadName(key, &name))) {
+    if (TVM_FFI_PREDICT_FALSE(!NameKey::Read(key, &names[k]))) {
       if (IsKwargsSentinel(key, sentinel_)) {
         TVM_FFI_THROW(TypeError) << signature_.name() << "(): the KWARGS sentinel appears twice";
       }
@@ -262,9 +261,8 @@ void KwFunctionObj::BindOrThrow(const TVMFFIAny* raw, int32_t nargs, const TVMFF
     }
     if (TVM_FFI_PREDICT_FALSE(IsKwargsSentinel(pairs[2 * k + 1], sentinel_))) {
       TVM_FFI_THROW(TypeError) << signature_.name() << "(): the KWARGS sentinel cannot be the "
-                               << "value of keyword '" << name << "'";
+                               << "value of keyword '" << names[k].view() << "'";
     }
-    names[k] = NameKey(name);
   }
   SmallArray<int32_t> slots(arity_);
   std::string error;

@@ -117,11 +117,10 @@ PyObject* CallFunction(PyObject* fn, PyObject* const* items, Py_ssize_t n) {
 // Calls tvm_ffi.Function.__call__ with every parameter in order: on the target itself when
 // it is a tvm_ffi.Function with the same release_gil setting (one hop less), else on self,
 // whose handle is the C++ kwcall function that forwards straight to the target.
-PyObject* CallBase(PyObject* self, PyObject* const* items, Py_ssize_t n) {
-  const Binding* b = FieldsOf(self).binding;
+PyObject* CallBase(PyObject* self, const Binding& b, PyObject* const* items, Py_ssize_t n) {
   PyObject* callee =
-      b->direct_target != nullptr && ReleaseGilOf(b->direct_target) == ReleaseGilOf(self)
-          ? b->direct_target
+      b.direct_target != nullptr && ReleaseGilOf(b.direct_target) == ReleaseGilOf(self)
+          ? b.direct_target
           : self;
   return CallFunction(callee, items, n);
 }
@@ -177,12 +176,12 @@ PyObject* BindAndCall(PyObject* self, const Binding& b, PyObject* const* args, P
   for (int32_t i = 0; i < b.arity; ++i) {
     bound[i] = slots[i] == kUseDefault ? b.defaults[i] : args[slots[i]];
   }
-  if (!b.has_unpack) return CallBase(self, bound.data(), b.arity);
+  if (!b.has_unpack) return CallBase(self, b, bound.data(), b.arity);
 
   SmallArray<PyObject*> owned(b.arity);
   for (int32_t i = 0; i < b.arity; ++i) owned[i] = nullptr;
   PyObject* result = nullptr;
-  if (ApplyUnpack(b, bound.data(), owned.data())) result = CallBase(self, bound.data(), b.arity);
+  if (ApplyUnpack(b, bound.data(), owned.data())) result = CallBase(self, b, bound.data(), b.arity);
   for (int32_t i = 0; i < b.arity; ++i) Py_XDECREF(owned[i]);
   return result;
 }
@@ -192,7 +191,7 @@ PyObject* Dispatch(PyObject* self, const Binding& b, PyObject* const* args, Py_s
   if (kwnames == nullptr) {
     // tvm-ffi's own KWARGS packing: the C++ binder reads it.
     if (HasSentinel(args, nargs)) return CallFunction(self, args, nargs);
-    if (nargs == b.arity && b.positional_is_native) return CallBase(self, args, nargs);
+    if (nargs == b.arity && b.positional_is_native) return CallBase(self, b, args, nargs);
   }
   return BindAndCall(self, b, args, nargs, kwnames);
 }
