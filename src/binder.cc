@@ -1,8 +1,11 @@
 // CPython's binding-error texts (Python/ceval.c: too_many_positional, missing_arguments,
 // format_missing, positional_only_passed_as_keyword), word for word.
-#include <kwcall/binder.h>
+#include "binder.h"
 
+#include <atomic>
 #include <sstream>
+
+#include "suggest.h"
 
 namespace kwcall {
 namespace binder_detail {
@@ -25,7 +28,7 @@ std::string JoinNatural(const std::vector<std::string>& names) {
 
 }  // namespace
 
-std::string TooManyPositional(const Signature& sig, int32_t given, const int32_t* slots) {
+std::string TooManyPositional(const Signature& sig, int64_t given, const int32_t* slots) {
   int32_t kwonly_given = 0;
   for (int32_t i = sig.num_positional(); i < sig.num_params(); ++i) {
     if (slots[i] != kUnbound) ++kwonly_given;
@@ -71,10 +74,22 @@ std::string MultipleValues(const Signature& sig, int32_t param) {
 }
 
 std::string UnexpectedKeyword(const Signature& sig, std::string_view key) {
-  return sig.name() + "() got an unexpected keyword argument '" + std::string(key) + "'";
+  std::string text =
+      sig.name() + "() got an unexpected keyword argument '" + std::string(key) + "'";
+  if (!KeywordSuggestions()) return text;
+  // CPython 3.13 suggests among the names a keyword may bind: not the positional-only ones.
+  std::vector<std::string_view> candidates;
+  for (int32_t i = sig.posonly_count(); i < sig.num_params(); ++i) {
+    candidates.push_back(sig.param_name(i));
+  }
+  const int32_t best = SuggestName(key, candidates.data(), static_cast<int32_t>(candidates.size()));
+  if (best >= 0) text += ". Did you mean '" + std::string(candidates[best]) + "'?";
+  return text;
 }
 
-std::string PositionalOnlyAsKeyword(const Signature& sig, const std::vector<int32_t>& params) {
+// CPython lists them in parameter order, once per keyword that names one.
+std::string PositionalOnlyAsKeyword(const Signature& sig, std::vector<int32_t> params) {
+  std::stable_sort(params.begin(), params.end());
   std::string names;
   for (size_t i = 0; i < params.size(); ++i) {
     if (i) names += ", ";
@@ -84,5 +99,32 @@ std::string PositionalOnlyAsKeyword(const Signature& sig, const std::vector<int3
          names + "'";
 }
 
+std::string KwargsTailOdd(const Signature& sig, int64_t tail) {
+  return sig.name() + "(): KWARGS must be followed by name/value pairs, got " +
+         std::to_string(tail) + " values after it";
+}
+
+std::string KwargsKeyNotString(const Signature& sig, int64_t k, std::string_view type_name) {
+  return sig.name() + "(): keyword " + std::to_string(k) + " after KWARGS must be a string, got " +
+         std::string(type_name);
+}
+
+std::string KwargsSentinelTwice(const Signature& sig) {
+  return sig.name() + "(): the KWARGS sentinel appears twice";
+}
+
+std::string KwargsSentinelAsValue(const Signature& sig, std::string_view key) {
+  return sig.name() + "(): the KWARGS sentinel cannot be the value of keyword '" +
+         std::string(key) + "'";
+}
+
 }  // namespace binder_detail
+
+namespace {
+std::atomic<bool> g_keyword_suggestions{true};
+}  // namespace
+
+void SetKeywordSuggestions(bool enabled) { g_keyword_suggestions.store(enabled); }
+bool KeywordSuggestions() { return g_keyword_suggestions.load(std::memory_order_relaxed); }
+
 }  // namespace kwcall

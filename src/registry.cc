@@ -1,20 +1,29 @@
 // FFI globals: kwcall for every tvm-ffi language.
 #include <kwcall/function.h>
 #include <kwcall/signature.h>
+#include <tvm/ffi/container/array.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/reflection/registry.h>
 
 #include <string>
 
+#include "identifier.h"
+#include "suggest.h"
+
 namespace kwcall {
 namespace {
 
-// A signature given as its JSON text or its map form.
+std::string_view View(const ffi::String& text) {
+  return std::string_view(text.data(), text.size());
+}
+
+// A signature given as a kwcall.Signature object, its map form or its JSON text.
 Signature SignatureFromAny(const ffi::Any& value) {
+  if (auto sig = value.try_cast<Signature>()) return *sig;
   if (auto json = value.try_cast<ffi::String>()) return Signature::FromJson(std::string(*json));
   if (auto map = value.try_cast<ffi::Map<ffi::String, ffi::Any>>()) return Signature::FromMap(*map);
-  TVM_FFI_THROW(TypeError) << "A signature must be a JSON string or a map, got "
-                           << value.GetTypeKey();
+  TVM_FFI_THROW(TypeError) << "A signature must be a kwcall.Signature, its map form or its JSON "
+                           << "text, got " << value.GetTypeKey();
 }
 
 }  // namespace
@@ -22,20 +31,41 @@ Signature SignatureFromAny(const ffi::Any& value) {
 TVM_FFI_STATIC_INIT_BLOCK() {
   namespace refl = ffi::reflection;
   refl::GlobalDef()
+      .def("kwcall.Signature", SignatureFromAny)
+      .def("kwcall.SignatureToMap", [](Signature sig) { return sig.ToMap(); })
+      .def("kwcall.SignatureToJson", [](Signature sig) { return ffi::String(sig.ToJson()); })
       .def("kwcall.MakeFunction",
            [](ffi::Function target, ffi::Any signature) {
              return MakeFunction(std::move(target), SignatureFromAny(signature));
            })
       .def("kwcall.GetSignature",
-           [](ffi::Function f) -> ffi::Optional<ffi::Map<ffi::String, ffi::Any>> {
-             if (auto sig = GetSignature(f)) return sig->ToMap();
+           [](ffi::Function f) -> ffi::Optional<Signature> {
+             if (auto sig = GetSignature(f)) return *sig;
              return std::nullopt;
            })
       .def("kwcall.GetTarget", [](ffi::Function f) { return GetTarget(f); })
-      .def("kwcall.NormalizeSignature",
-           [](ffi::Any signature) { return SignatureFromAny(signature).ToMap(); })
-      .def("kwcall.SignatureToJson",
-           [](ffi::Any signature) { return ffi::String(SignatureFromAny(signature).ToJson()); });
+      .def("kwcall.Limits",
+           []() {
+             ffi::Map<ffi::String, int64_t> limits;
+             limits.Set("max_params", kMaxParams);
+             limits.Set("max_name_bytes", kMaxNameBytes);
+             limits.Set("max_nesting_depth", kMaxNestingDepth);
+             return limits;
+           })
+      // For tests that compare these rules with Python's own, name by name.
+      .def("kwcall.testing.CheckName",
+           [](ffi::String name) {
+             NameCheck check = CheckIdentifier(View(name));
+             if (check.problem == NameProblem::kNone) return ffi::String("");
+             return ffi::String(DescribeNameProblem(View(name), check));
+           })
+      .def("kwcall.testing.SuggestName", [](ffi::String key, ffi::Array<ffi::String> candidates) {
+        std::vector<ffi::String> names(candidates.begin(), candidates.end());
+        std::vector<std::string_view> views;
+        for (const ffi::String& name : names) views.push_back(View(name));
+        return static_cast<int64_t>(
+            SuggestName(View(key), views.data(), static_cast<int32_t>(views.size())));
+      });
 }
 
 }  // namespace kwcall

@@ -1,4 +1,4 @@
-// Signature validation and its map/JSON forms.
+// Signature: validation when it is made, and its map and JSON forms.
 #include <kwcall/signature.h>
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/error.h>
@@ -9,46 +9,104 @@
 #include <string>
 #include <unordered_set>
 
+#include "identifier.h"
+#include "nesting.h"
+
 namespace kwcall {
 namespace {
 
-// Python's hard keywords: a parameter cannot be named after one of them.
+std::string_view View(const ffi::String& text) {
+  return std::string_view(text.data(), text.size());
+}
+
+// Python's hard keywords: a parameter cannot be named after one of them (the same 35 in
+// every Python kwcall supports; soft keywords such as `match` are fine).
 constexpr std::array<std::string_view, 35> kPythonKeywords = {
     "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
     "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
     "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
     "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
 
-// tvm-ffi's make_kwargs_wrapper reserves this prefix for its generated code; rejecting it
-// too keeps every kwcall signature usable with tvm-ffi's wrapper and the other way round.
-constexpr std::string_view kReservedPrefix = "__i_";
+// Each kind: its enum value, its inspect.Parameter name (the map/JSON form) and its name in
+// messages. Adding a kind is one row here (and the binder's rules for it).
+struct KindInfo {
+  ParamKind kind;
+  std::string_view inspect_name;
+  std::string_view text;
+};
+constexpr std::array<KindInfo, 3> kKinds = {{
+    {ParamKind::kPositionalOnly, "POSITIONAL_ONLY", "positional-only"},
+    {ParamKind::kPositionalOrKeyword, "POSITIONAL_OR_KEYWORD", "positional-or-keyword"},
+    {ParamKind::kKeywordOnly, "KEYWORD_ONLY", "keyword-only"},
+}};
 
-bool IsIdentifier(std::string_view name) {
-  if (name.empty()) return false;
-  auto is_start = [](unsigned char c) { return c == '_' || std::isalpha(c) || c >= 0x80; };
-  auto is_continue = [&](unsigned char c) { return is_start(c) || std::isdigit(c); };
-  if (!is_start(static_cast<unsigned char>(name[0]))) return false;
-  return std::all_of(name.begin() + 1, name.end(),
-                     [&](char c) { return is_continue(static_cast<unsigned char>(c)); });
+const KindInfo* FindKind(ParamKind kind) {
+  for (const KindInfo& info : kKinds) {
+    if (info.kind == kind) return &info;
+  }
+  return nullptr;
 }
 
-void ValidateName(const std::string& name, const char* kind) {
-  if (!IsIdentifier(name)) {
-    TVM_FFI_THROW(ValueError) << "Invalid " << kind << " name: '" << name
-                              << "' is not a valid Python identifier";
+// Declaration order of the kinds: positional-only < positional-or-keyword < keyword-only.
+int KindRank(ParamKind kind) { return static_cast<int>(FindKind(kind) - kKinds.data()); }
+
+// A name as it can be shown in a message: bytes that are not printable UTF-8 as \xNN.
+std::string Shown(std::string_view name) {
+  if (CheckIdentifier(name).problem != NameProblem::kInvalidUtf8) return std::string(name);
+  std::string out;
+  for (unsigned char c : name) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+void ValidateDisplayName(const std::string& name) {
+  if (name.size() > static_cast<size_t>(kMaxNameBytes)) {
+    TVM_FFI_THROW(ValueError) << "Signature name is " << name.size()
+                              << " bytes long; the limit (kwcall::kMaxNameBytes) is "
+                              << kMaxNameBytes;
+  }
+  if (CheckIdentifier(name).problem == NameProblem::kInvalidUtf8) {
+    TVM_FFI_THROW(ValueError) << "Signature name '" << Shown(name) << "' is not valid UTF-8";
+  }
+}
+
+void ValidateParamName(const std::string& name) {
+  if (name.size() > static_cast<size_t>(kMaxNameBytes)) {
+    TVM_FFI_THROW(ValueError) << "Invalid parameter name: '" << Shown(name.substr(0, 40))
+                              << "...' is " << name.size()
+                              << " bytes long; the limit (kwcall::kMaxNameBytes) is "
+                              << kMaxNameBytes;
+  }
+  NameCheck check = CheckIdentifier(name);
+  if (check.problem != NameProblem::kNone) {
+    TVM_FFI_THROW(ValueError) << "Invalid parameter name: '" << Shown(name) << "' "
+                              << DescribeNameProblem(name, check);
   }
   if (std::find(kPythonKeywords.begin(), kPythonKeywords.end(), name) != kPythonKeywords.end()) {
-    TVM_FFI_THROW(ValueError) << "Invalid " << kind << " name: '" << name
+    TVM_FFI_THROW(ValueError) << "Invalid parameter name: '" << name
                               << "' is a Python keyword and cannot be used as a parameter name";
-  }
-  if (name.compare(0, kReservedPrefix.size(), kReservedPrefix) == 0) {
-    TVM_FFI_THROW(ValueError) << "Invalid " << kind << " name: '" << name
-                              << "' starts with the reserved prefix '" << kReservedPrefix << "'";
   }
 }
 
-// JSON holds None, bool, int, float, str and arrays/maps of them; anything else
-// (a tensor, a Python object) cannot travel in the AOT sidecar.
+void ValidateDefault(const std::string& display, const Param& param) {
+  if (!param.default_value.has_value()) return;
+  if (NestingDepth(*param.default_value, kMaxNestingDepth) > kMaxNestingDepth) {
+    TVM_FFI_THROW(ValueError) << "The default of parameter '" << param.name << "' of " << display
+                              << "() nests arrays or maps deeper than the limit "
+                              << "(kwcall::kMaxNestingDepth) of " << kMaxNestingDepth;
+  }
+}
+
+// JSON holds None, bool, int, float, str and arrays/maps of them; anything else (a tensor, a
+// Python object) cannot travel in an exported signature. Depth is bounded by Make.
 bool IsJsonValue(const ffi::Any& value) {
   switch (value.type_index()) {
     case ffi::TypeIndex::kTVMFFINone:
@@ -73,191 +131,155 @@ bool IsJsonValue(const ffi::Any& value) {
   }
 }
 
+// Reads field `key` of a map; `required` fields must be present.
 template <typename T>
-T GetField(const ffi::Map<ffi::String, ffi::Any>& map, const char* key, const char* expected) {
+std::optional<T> Field(const ffi::Map<ffi::String, ffi::Any>& map, const char* key,
+                       const char* expected, const std::string& where, bool required) {
   auto it = map.find(key);
-  if (it == map.end()) return T();
+  if (it == map.end()) {
+    if (required) TVM_FFI_THROW(ValueError) << where << " has no '" << key << "' field";
+    return std::nullopt;
+  }
   auto value = (*it).second.try_cast<T>();
   if (!value.has_value()) {
-    TVM_FFI_THROW(TypeError) << "Signature field '" << key << "' must be " << expected << ", got "
+    TVM_FFI_THROW(TypeError) << where << " field '" << key << "' must be " << expected << ", got "
                              << (*it).second.GetTypeKey();
   }
-  return *value;
+  return value;
 }
 
-std::vector<std::string> ToStrings(const ffi::Array<ffi::Any>& items, const char* field) {
-  std::vector<std::string> out;
-  for (const ffi::Any& item : items) {
-    auto text = item.try_cast<ffi::String>();
-    if (!text.has_value()) {
-      TVM_FFI_THROW(TypeError) << "Signature field '" << field << "' must hold strings, got "
-                               << item.GetTypeKey();
+void RejectUnknownFields(const ffi::Map<ffi::String, ffi::Any>& map,
+                         std::initializer_list<std::string_view> known, const std::string& where) {
+  for (const auto& [key, value] : map) {
+    if (std::find(known.begin(), known.end(), View(key)) == known.end()) {
+      TVM_FFI_THROW(ValueError) << where << " has an unknown field '" << Shown(std::string(key))
+                                << "'";
     }
-    out.emplace_back(text->data(), text->size());
   }
-  return out;
 }
 
-ffi::Array<ffi::Any> ToArray(const std::vector<std::string>& names) {
-  ffi::Array<ffi::Any> out;
-  for (const std::string& name : names) out.push_back(ffi::String(name));
-  return out;
+// The version of the map/JSON form this library reads and writes.
+constexpr int64_t kFormatVersion = 1;
+
+Param ParamFromMap(const ffi::Any& item, size_t index) {
+  const std::string where = "Signature parameter " + std::to_string(index);
+  auto map = item.try_cast<ffi::Map<ffi::String, ffi::Any>>();
+  if (!map.has_value()) {
+    TVM_FFI_THROW(TypeError) << where << " must be a map, got " << item.GetTypeKey();
+  }
+  RejectUnknownFields(*map, {"name", "kind", "default", "unpack"}, where);
+  Param param;
+  param.name = std::string(*Field<ffi::String>(*map, "name", "a string", where, true));
+  ffi::String kind = *Field<ffi::String>(*map, "kind", "a string", where, true);
+  const KindInfo* info = std::find_if(kKinds.begin(), kKinds.end(), [&](const KindInfo& k) {
+    return k.inspect_name == View(kind);
+  });
+  if (info == kKinds.end()) {
+    TVM_FFI_THROW(ValueError) << where << " has an unknown kind '" << Shown(std::string(kind))
+                              << "' (expected POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD or "
+                              << "KEYWORD_ONLY)";
+  }
+  param.kind = info->kind;
+  auto it = map->find("default");
+  if (it != map->end()) param.default_value = (*it).second;
+  param.unpack = Field<bool>(*map, "unpack", "a bool", where, false).value_or(false);
+  return param;
 }
 
 }  // namespace
 
-Signature Signature::Make(SignatureSpec spec) {
-  auto data = std::make_shared<Data>();
-  data->name = spec.name.empty() ? "function" : spec.name;
-
-  std::unordered_set<std::string> seen;
-  auto add_names = [&](const std::vector<std::string>& names, const char* kind) {
-    for (const std::string& name : names) {
-      ValidateName(name, kind);
-      if (!seen.insert(name).second) {
-        bool overlap =
-            kind != std::string_view("argument") &&
-            std::find(spec.arg_names.begin(), spec.arg_names.end(), name) != spec.arg_names.end();
-        if (overlap) {
-          TVM_FFI_THROW(ValueError)
-              << "Parameter '" << name << "' cannot be both positional and keyword-only";
-        }
-        TVM_FFI_THROW(ValueError) << "Duplicate parameter name '" << name << "' in signature of "
-                                  << data->name << "()";
+Signature Signature::Make(std::string name, std::vector<Param> params) {
+  ValidateDisplayName(name);
+  auto data = ffi::make_object<SignatureObj>();
+  data->name_ = name.empty() ? "function" : std::move(name);
+  const std::string& display = data->name_;
+  if (params.size() > static_cast<size_t>(kMaxParams)) {
+    TVM_FFI_THROW(ValueError) << display << "() has " << params.size()
+                              << " parameters; the limit (kwcall::kMaxParams) is " << kMaxParams;
+  }
+  std::unordered_set<std::string_view> seen;
+  const Param* previous = nullptr;
+  const Param* first_positional_default = nullptr;
+  for (const Param& param : params) {
+    ValidateParamName(param.name);
+    if (!seen.insert(param.name).second) {
+      TVM_FFI_THROW(ValueError) << "Duplicate parameter name '" << param.name
+                                << "' in signature of " << display << "()";
+    }
+    const KindInfo* kind = FindKind(param.kind);
+    if (kind == nullptr) {
+      TVM_FFI_THROW(ValueError) << "Parameter '" << param.name << "' has an unknown kind "
+                                << static_cast<int32_t>(param.kind);
+    }
+    if (previous != nullptr && KindRank(param.kind) < KindRank(previous->kind)) {
+      TVM_FFI_THROW(ValueError) << "Parameter '" << param.name << "' is " << kind->text
+                                << " but follows " << FindKind(previous->kind)->text
+                                << " parameter '" << previous->name
+                                << "': kinds come in the order positional-only, "
+                                << "positional-or-keyword, keyword-only";
+    }
+    ValidateDefault(display, param);
+    if (param.kind != ParamKind::kKeywordOnly) {
+      if (param.default_value.has_value()) {
+        if (first_positional_default == nullptr) first_positional_default = &param;
+        ++data->num_positional_defaults_;
+      } else if (first_positional_default != nullptr) {
+        TVM_FFI_THROW(ValueError) << "Parameter '" << param.name << "' without a default follows "
+                                  << "parameter '" << first_positional_default->name
+                                  << "' with a default";
       }
-      data->names.push_back(name);
+      ++data->num_positional_;
+      if (param.kind == ParamKind::kPositionalOnly) ++data->posonly_count_;
     }
-  };
-  add_names(spec.arg_names, "argument");
-  add_names(spec.kwonly_names, "keyword-only argument");
-
-  const int32_t num_positional = static_cast<int32_t>(spec.arg_names.size());
-  const int32_t num_defaults = static_cast<int32_t>(spec.arg_defaults.size());
-  if (num_defaults > num_positional) {
-    TVM_FFI_THROW(ValueError) << "arg_defaults has " << num_defaults << " values but only "
-                              << num_positional << " positional arguments";
+    data->has_unpack_ = data->has_unpack_ || param.unpack;
+    previous = &param;
   }
-  if (spec.posonly_count < 0 || spec.posonly_count > num_positional) {
-    TVM_FFI_THROW(ValueError) << "posonly_count must be between 0 and " << num_positional
-                              << ", got " << spec.posonly_count;
-  }
-  data->num_positional = num_positional;
-  data->posonly_count = spec.posonly_count;
-  data->num_positional_defaults = num_defaults;
-
-  data->defaults.resize(data->names.size());
-  data->has_default.assign(data->names.size(), 0);
-  for (int32_t i = 0; i < num_defaults; ++i) {
-    int32_t param = num_positional - num_defaults + i;
-    data->defaults[param] = std::move(spec.arg_defaults[i]);
-    data->has_default[param] = 1;
-  }
-  for (auto& [name, value] : spec.kwonly_defaults) {
-    auto it = std::find(spec.kwonly_names.begin(), spec.kwonly_names.end(), name);
-    if (it == spec.kwonly_names.end()) {
-      TVM_FFI_THROW(ValueError) << "Default provided for '" << name
-                                << "' which is not in kwonly_names";
-    }
-    int32_t param = num_positional + static_cast<int32_t>(it - spec.kwonly_names.begin());
-    if (data->has_default[param]) {
-      TVM_FFI_THROW(ValueError) << "Two defaults provided for keyword-only argument '" << name
-                                << "'";
-    }
-    data->defaults[param] = std::move(value);
-    data->has_default[param] = 1;
-  }
-  data->has_any_default = std::any_of(data->has_default.begin(), data->has_default.end(),
-                                      [](uint8_t flag) { return flag != 0; });
-
-  for (const std::string& name : spec.unpack) {
-    if (!seen.count(name)) {
-      TVM_FFI_THROW(ValueError) << "Cannot unpack '" << name << "': " << data->name
-                                << "() has no such parameter";
-    }
-    if (std::find(data->unpack.begin(), data->unpack.end(), name) == data->unpack.end()) {
-      data->unpack.push_back(name);
-    }
-  }
+  data->params_ = std::move(params);
   return Signature(std::move(data));
 }
 
-int32_t Signature::FindParam(std::string_view name) const {
-  for (int32_t i = 0; i < num_params(); ++i) {
-    if (data_->names[i] == name) return i;
-  }
-  return -1;
-}
-
-SignatureSpec Signature::ToSpec() const {
-  SignatureSpec spec;
-  spec.name = data_->name;
-  spec.posonly_count = data_->posonly_count;
-  spec.unpack = data_->unpack;
-  for (int32_t i = 0; i < num_params(); ++i) {
-    if (i < num_positional()) {
-      spec.arg_names.push_back(param_name(i));
-      if (has_default(i)) spec.arg_defaults.push_back(default_value(i));
-    } else {
-      spec.kwonly_names.push_back(param_name(i));
-      if (has_default(i)) spec.kwonly_defaults.emplace_back(param_name(i), default_value(i));
-    }
-  }
-  return spec;
-}
-
 ffi::Map<ffi::String, ffi::Any> Signature::ToMap() const {
-  SignatureSpec spec = ToSpec();
-  ffi::Array<ffi::Any> arg_defaults(spec.arg_defaults.begin(), spec.arg_defaults.end());
-  ffi::Map<ffi::String, ffi::Any> kwonly_defaults;
-  for (const auto& [name, value] : spec.kwonly_defaults) kwonly_defaults.Set(name, value);
+  ffi::Array<ffi::Any> params;
+  for (const Param& param : get()->params()) {
+    ffi::Map<ffi::String, ffi::Any> item;
+    item.Set("name", ffi::String(param.name));
+    item.Set("kind", ffi::String(std::string(FindKind(param.kind)->inspect_name)));
+    if (param.default_value.has_value()) item.Set("default", *param.default_value);
+    if (param.unpack) item.Set("unpack", true);
+    params.push_back(item);
+  }
   ffi::Map<ffi::String, ffi::Any> map;
-  map.Set("name", ffi::String(spec.name));
-  map.Set("arg_names", ToArray(spec.arg_names));
-  map.Set("arg_defaults", arg_defaults);
-  map.Set("posonly_count", static_cast<int64_t>(spec.posonly_count));
-  map.Set("kwonly_names", ToArray(spec.kwonly_names));
-  map.Set("kwonly_defaults", kwonly_defaults);
-  map.Set("unpack", ToArray(spec.unpack));
+  map.Set("version", kFormatVersion);
+  map.Set("name", ffi::String(name()));
+  map.Set("params", params);
   return map;
 }
 
 Signature Signature::FromMap(const ffi::Map<ffi::String, ffi::Any>& map) {
-  static const std::unordered_set<std::string> kFields = {
-      "name",         "arg_names",       "arg_defaults", "posonly_count",
-      "kwonly_names", "kwonly_defaults", "unpack"};
-  for (const auto& [key, value] : map) {
-    if (!kFields.count(std::string(key))) {
-      TVM_FFI_THROW(ValueError) << "Unknown signature field '" << key << "'";
-    }
+  const std::string where = "Signature";
+  RejectUnknownFields(map, {"version", "name", "params"}, where);
+  int64_t version = *Field<int64_t>(map, "version", "an integer", where, true);
+  if (version != kFormatVersion) {
+    TVM_FFI_THROW(ValueError) << "Signature version " << version << " is not supported (this "
+                              << "kwcall reads version " << kFormatVersion << ")";
   }
-  SignatureSpec spec;
-  spec.name = std::string(GetField<ffi::String>(map, "name", "a string"));
-  spec.arg_names =
-      ToStrings(GetField<ffi::Array<ffi::Any>>(map, "arg_names", "an array"), "arg_names");
-  for (const ffi::Any& value : GetField<ffi::Array<ffi::Any>>(map, "arg_defaults", "an array")) {
-    spec.arg_defaults.push_back(value);
+  std::string name(Field<ffi::String>(map, "name", "a string", where, false).value_or(""));
+  auto items = *Field<ffi::Array<ffi::Any>>(map, "params", "an array", where, true);
+  if (items.size() > static_cast<size_t>(kMaxParams)) {
+    TVM_FFI_THROW(ValueError) << "Signature has " << items.size()
+                              << " parameters; the limit (kwcall::kMaxParams) is " << kMaxParams;
   }
-  spec.posonly_count = static_cast<int32_t>(GetField<int64_t>(map, "posonly_count", "an integer"));
-  spec.kwonly_names =
-      ToStrings(GetField<ffi::Array<ffi::Any>>(map, "kwonly_names", "an array"), "kwonly_names");
-  auto kwonly_defaults = GetField<ffi::Map<ffi::Any, ffi::Any>>(map, "kwonly_defaults", "a map");
-  for (const auto& [key, value] : kwonly_defaults) {
-    auto name = key.try_cast<ffi::String>();
-    if (!name.has_value()) {
-      TVM_FFI_THROW(TypeError) << "Signature field 'kwonly_defaults' must have string keys, got "
-                               << key.GetTypeKey();
-    }
-    spec.kwonly_defaults.emplace_back(std::string(*name), value);
-  }
-  spec.unpack = ToStrings(GetField<ffi::Array<ffi::Any>>(map, "unpack", "an array"), "unpack");
-  return Make(std::move(spec));
+  std::vector<Param> params;
+  params.reserve(items.size());
+  for (size_t i = 0; i < items.size(); ++i) params.push_back(ParamFromMap(items[i], i));
+  return Make(std::move(name), std::move(params));
 }
 
 std::string Signature::ToJson() const {
-  for (int32_t i = 0; i < num_params(); ++i) {
-    if (has_default(i) && !IsJsonValue(default_value(i))) {
-      TVM_FFI_THROW(ValueError) << "The default of parameter '" << param_name(i) << "' of "
-                                << name() << "() has type " << default_value(i).GetTypeKey()
+  for (const Param& param : get()->params()) {
+    if (param.default_value.has_value() && !IsJsonValue(*param.default_value)) {
+      TVM_FFI_THROW(ValueError) << "The default of parameter '" << param.name << "' of " << name()
+                                << "() has type " << param.default_value->GetTypeKey()
                                 << ", which JSON cannot represent";
     }
   }
@@ -265,6 +287,13 @@ std::string Signature::ToJson() const {
 }
 
 Signature Signature::FromJson(std::string_view json) {
+  // tvm-ffi's parser recurses once per nesting level: refuse deep text before it runs. A
+  // default sits three levels down (the signature, "params", the parameter).
+  constexpr int32_t kMaxJsonDepth = kMaxNestingDepth + 3;
+  if (JsonNestingDepth(json, kMaxJsonDepth) > kMaxJsonDepth) {
+    TVM_FFI_THROW(ValueError) << "Invalid signature JSON: arrays and objects nest deeper than "
+                              << "the limit (kwcall::kMaxNestingDepth) of " << kMaxNestingDepth;
+  }
   ffi::String error;
   ffi::Any parsed = ffi::json::Parse(ffi::String(std::string(json)), &error);
   if (!error.empty()) {

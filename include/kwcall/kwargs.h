@@ -1,5 +1,6 @@
-/*
- * kwcall: tvm-ffi's KWARGS packed-call convention, from C++.
+/*!
+ * \file kwcall/kwargs.h
+ * \brief tvm-ffi's KWARGS packed-call convention, from C++.
  *
  * A keyword call is the packed argument list `[pos..., KWARGS, "k0", v0, "k1", v1, ...]`,
  * where KWARGS is the sentinel object returned by the global `ffi.GetKwargsObject`
@@ -28,11 +29,12 @@ namespace kwcall {
 namespace ffi = ::tvm::ffi;
 
 namespace kwargs_detail {
-// Looked up once, when libkwcall loads (after libtvm_ffi, which registers it).
-extern const ffi::ObjectRef* g_kwargs_sentinel;
+// Defined in src/kwargs.cc: looked up once, when libkwcall loads (after libtvm_ffi, which
+// registers it). Kept here so that Call packs it without a function call.
+extern const ffi::ObjectRef* const g_kwargs_sentinel;
 }  // namespace kwargs_detail
 
-/*! \brief The KWARGS sentinel object. */
+/*! \brief The KWARGS sentinel object (`ffi.GetKwargsObject()`, Python's `tvm_ffi.core.KWARGS`). */
 inline const ffi::ObjectRef& KwargsSentinel() { return *kwargs_detail::g_kwargs_sentinel; }
 
 namespace kwargs_detail {
@@ -46,22 +48,25 @@ inline TVMFFIAny SentinelView() {
 }
 }  // namespace kwargs_detail
 
-/*! \brief True when `value` is the KWARGS sentinel; a pointer compare. */
-inline bool IsKwargsSentinel(const TVMFFIAny& value, const void* sentinel) {
-  return value.type_index == ffi::TypeIndex::kTVMFFIObject && value.v_obj == sentinel;
-}
-
 /*! \brief One keyword argument, a name and a value (held by value), for kwcall::Call. */
 template <typename T>
 struct Kw {
   /*! \brief `name` must outlive the call. */
   Kw(const char* name, T value) : name(NameView(name)), value(std::move(value)) {}
   Kw(const std::string& name, T value) : name(NameView(name.c_str())), value(std::move(value)) {}
+  /*! \brief `name` must outlive the call. */
+  Kw(const ffi::String& name, T value)
+      : name(RawView(ffi::AnyView(name))), value(std::move(value)) {}
   /*! \brief The name as a packed string: inline when short, so binding reads no memory. */
   TVMFFIAny name;
   T value;
 
  private:
+  static TVMFFIAny RawView(const ffi::AnyView& view) {
+    TVMFFIAny raw;
+    std::memcpy(&raw, &view, sizeof(raw));
+    return raw;
+  }
   static TVMFFIAny NameView(const char* c_str) {
     std::string_view text(c_str);
     TVMFFIAny view{};
@@ -80,6 +85,8 @@ template <typename T>
 Kw(const char*, T) -> Kw<T>;
 template <typename T>
 Kw(const std::string&, T) -> Kw<T>;
+template <typename T>
+Kw(const ffi::String&, T) -> Kw<T>;
 
 namespace kwargs_detail {
 template <typename T>

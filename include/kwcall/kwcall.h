@@ -1,16 +1,17 @@
-/*
- * kwcall: keyword arguments for tvm-ffi functions, bound in C++.
+/*!
+ * \file kwcall/kwcall.h
+ * \brief Keyword arguments for tvm-ffi functions, bound in C++: the whole public API.
  *
  *   #include <kwcall/kwcall.h>
  *   kwcall::Signature sig = kwcall::SignatureBuilder("add").Param("x").Param("y", 1).Build();
  *   ffi::Function f = kwcall::MakeFunction(target, sig);
  *   f(1, 2);                                   // native call: forwarded untouched
+ *   f(1);                                      // y = 1, bound in C++
  *   kwcall::Call(f, 1, kwcall::Kw("y", 5));    // keywords, bound in C++
  */
 #ifndef KWCALL_KWCALL_H_
 #define KWCALL_KWCALL_H_
 
-#include <kwcall/binder.h>
 #include <kwcall/function.h>
 #include <kwcall/kwargs.h>
 #include <kwcall/signature.h>

@@ -1,20 +1,23 @@
-/*
- * kwcall: the parameter list of a kernel function, as Python would declare it.
+/*!
+ * \file kwcall/signature.h
+ * \brief The parameter list of a kernel function, as Python would declare it.
  *
- * A Signature is the C++ form of `def name(p, /, a, b=1, *, k, m=2)`: positional
- * parameters (the first `posonly_count` of them positional-only), then keyword-only
- * parameters, with right-aligned positional defaults and per-name keyword-only defaults.
- * It is immutable and cheap to copy (shared storage), and validated when it is made.
+ * A Signature is the C++ form of `def name(p, /, a, b=1, *, k, m=2)`: an ordered list of
+ * parameters, each positional-only, positional-or-keyword or keyword-only, each with an
+ * optional default. It is a tvm-ffi object (type key "kwcall.Signature"): immutable, shared
+ * by reference, passed to and from every tvm-ffi language like any other object, and
+ * validated once, when it is made.
  */
 #ifndef KWCALL_SIGNATURE_H_
 #define KWCALL_SIGNATURE_H_
 
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/container/map.h>
+#include <tvm/ffi/object.h>
 #include <tvm/ffi/string.h>
 
 #include <cstdint>
-#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -24,91 +27,114 @@ namespace kwcall {
 
 namespace ffi = ::tvm::ffi;
 
-/*! \brief Everything needed to build a Signature; validated by Signature::Make. */
-struct SignatureSpec {
-  /*! \brief Shown in error messages as `name()`. Empty means "function". */
-  std::string name;
-  /*! \brief Every positional parameter, in declaration order. */
-  std::vector<std::string> arg_names;
-  /*! \brief Defaults of the last `arg_defaults.size()` positional parameters. */
-  std::vector<ffi::Any> arg_defaults;
-  /*! \brief How many leading positional parameters are positional-only. */
-  int32_t posonly_count = 0;
-  /*! \brief Keyword-only parameters, in declaration order. */
-  std::vector<std::string> kwonly_names;
-  /*! \brief Defaults of keyword-only parameters, by name. */
-  std::vector<std::pair<std::string, ffi::Any>> kwonly_defaults;
-  /*! \brief Parameters whose dataclass values are flattened to tuples (Python side). */
-  std::vector<std::string> unpack;
+/*! \brief How a parameter may be passed. The values are those of `inspect.Parameter.kind`. */
+enum class ParamKind : int32_t {
+  kPositionalOnly = 0,
+  kPositionalOrKeyword = 1,
+  kKeywordOnly = 3,
 };
 
-/*! \brief A validated parameter list. */
-class Signature {
+/*!
+ * \brief Limits every signature is checked against; exceeding one is a ValueError that names
+ *        the limit.
+ */
+/*! \brief Parameters in one signature. */
+inline constexpr int32_t kMaxParams = 1024;
+/*! \brief Bytes (UTF-8) in a parameter name or a display name. */
+inline constexpr int32_t kMaxNameBytes = 1024;
+/*! \brief Nesting of arrays and maps inside a default value, and of a signature's JSON text. */
+inline constexpr int32_t kMaxNestingDepth = 64;
+
+/*! \brief One parameter of a signature. */
+struct Param {
+  /*! \brief A Python identifier (NFKC-normalized, not a keyword). */
+  std::string name;
+  ParamKind kind = ParamKind::kPositionalOrKeyword;
+  /*! \brief The value used when a call leaves the parameter out; none makes it required. */
+  std::optional<ffi::Any> default_value;
+  /*! \brief Python callers' dataclass values are flattened to tuples (see kwcall.Signature). */
+  bool unpack = false;
+};
+
+/*! \brief The object behind a Signature. Read it through Signature. */
+class SignatureObj : public ffi::Object {
+ public:
+  /*! \brief Shown in error messages as `name()`; "function" when none was given. */
+  const std::string& name() const { return name_; }
+  /*! \brief Every parameter in declaration order: positional ones, then keyword-only ones. */
+  const std::vector<Param>& params() const { return params_; }
+  int32_t num_positional() const { return num_positional_; }
+  int32_t posonly_count() const { return posonly_count_; }
+  /*! \brief How many trailing positional parameters have a default. */
+  int32_t num_positional_defaults() const { return num_positional_defaults_; }
+  /*! \brief Whether some parameter is marked for unpacking. */
+  bool has_unpack() const { return has_unpack_; }
+
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("kwcall.Signature", SignatureObj, ffi::Object);
+
+ private:
+  friend class Signature;
+  std::string name_;
+  std::vector<Param> params_;
+  int32_t num_positional_ = 0;
+  int32_t posonly_count_ = 0;
+  int32_t num_positional_defaults_ = 0;
+  bool has_unpack_ = false;
+};
+
+/*! \brief A validated parameter list (a reference to an immutable SignatureObj). */
+class Signature : public ffi::ObjectRef {
  public:
   /*!
-   * \brief Validate a spec and build the signature.
+   * \brief Validate the parameters and build the signature.
+   *
+   * Names must be distinct Python identifiers (NFKC-normalized, not keywords); kinds must
+   * come in declaration order (positional-only, positional-or-keyword, keyword-only); no
+   * positional parameter without a default may follow one with a default; the limits above
+   * hold.
    * \throws ffi::Error of kind ValueError or TypeError naming the offending parameter.
    */
-  static Signature Make(SignatureSpec spec);
+  static Signature Make(std::string name, std::vector<Param> params);
 
-  /*! \brief Read a signature from its map form (see ToMap); validated like Make. */
+  /*!
+   * \brief Read the map form (see ToMap); validated like Make.
+   * \throws ffi::Error of kind ValueError or TypeError naming the offending field.
+   */
   static Signature FromMap(const ffi::Map<ffi::String, ffi::Any>& map);
-  /*! \brief Read a signature from its JSON form (see ToJson); validated like Make. */
+  /*! \brief Read the JSON form (see ToJson); validated like Make. */
   static Signature FromJson(std::string_view json);
 
   /*!
    * \brief The map form, readable from every tvm-ffi language:
-   *  {"name", "arg_names", "arg_defaults", "posonly_count", "kwonly_names",
-   *   "kwonly_defaults", "unpack"}.
+   *   {"version": 1, "name": "f", "params": [{"name": "a", "kind": "POSITIONAL_ONLY",
+   *    "default": 1, "unpack": true}, ...]}
+   * where "default" and "unpack" are present only when the parameter has them and "kind" is
+   * the name of an `inspect.Parameter` kind.
    */
   ffi::Map<ffi::String, ffi::Any> ToMap() const;
   /*!
-   * \brief The JSON form (the AOT sidecar format).
-   * \throws ffi::Error of kind ValueError when a default is not JSON-representable.
+   * \brief The map form as JSON text: what an ahead-of-time export ships with its code.
+   * \throws ffi::Error of kind ValueError when a default is not a JSON value.
    */
   std::string ToJson() const;
 
-  /*! \brief The display name used in error messages ("function" when none was given). */
-  const std::string& name() const { return data_->name; }
-  /*! \brief Positional parameters, then keyword-only ones. */
-  int32_t num_params() const { return static_cast<int32_t>(data_->names.size()); }
-  int32_t num_positional() const { return data_->num_positional; }
+  const std::string& name() const { return get()->name(); }
+  int32_t num_params() const { return static_cast<int32_t>(get()->params().size()); }
+  int32_t num_positional() const { return get()->num_positional(); }
   int32_t num_kwonly() const { return num_params() - num_positional(); }
-  int32_t posonly_count() const { return data_->posonly_count; }
-  /*! \brief How many trailing positional parameters have a default. */
-  int32_t num_positional_defaults() const { return data_->num_positional_defaults; }
-  /*! \brief True when some parameter has a default. */
-  bool has_any_default() const { return data_->has_any_default; }
+  int32_t posonly_count() const { return get()->posonly_count(); }
+  int32_t num_positional_defaults() const { return get()->num_positional_defaults(); }
+  const Param& param(int32_t i) const { return get()->params()[i]; }
+  const std::string& param_name(int32_t i) const { return param(i).name; }
+  bool has_default(int32_t i) const { return param(i).default_value.has_value(); }
+  /*! \brief The default of parameter i; only valid when has_default(i). */
+  const ffi::Any& default_value(int32_t i) const { return *param(i).default_value; }
+  bool has_unpack() const { return get()->has_unpack(); }
 
-  const std::string& param_name(int32_t i) const { return data_->names[i]; }
-  bool has_default(int32_t i) const { return data_->has_default[i] != 0; }
-  /*! \brief The default of parameter i; only meaningful when has_default(i). */
-  const ffi::Any& default_value(int32_t i) const { return data_->defaults[i]; }
-  /*! \brief Index of the parameter with this name, or -1. */
-  int32_t FindParam(std::string_view name) const;
-  /*! \brief Names of the parameters whose values are flattened from dataclasses. */
-  const std::vector<std::string>& unpack() const { return data_->unpack; }
-
-  /*! \brief The spec this signature was made from (normalized). */
-  SignatureSpec ToSpec() const;
-
-  /*! \brief How many Signature objects share this one's storage (copies are cheap). */
-  long use_count() const { return data_.use_count(); }
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(Signature, ffi::ObjectRef, SignatureObj);
 
  private:
-  struct Data {
-    std::string name;
-    std::vector<std::string> names;
-    std::vector<ffi::Any> defaults;
-    std::vector<uint8_t> has_default;
-    std::vector<std::string> unpack;
-    int32_t num_positional = 0;
-    int32_t posonly_count = 0;
-    int32_t num_positional_defaults = 0;
-    bool has_any_default = false;
-  };
-  explicit Signature(std::shared_ptr<const Data> data) : data_(std::move(data)) {}
-  std::shared_ptr<const Data> data_;
+  explicit Signature(ffi::ObjectPtr<SignatureObj> data) : ffi::ObjectRef(std::move(data)) {}
 };
 
 /*!
@@ -123,51 +149,49 @@ class Signature {
  */
 class SignatureBuilder {
  public:
-  explicit SignatureBuilder(std::string name = "") { spec_.name = std::move(name); }
+  explicit SignatureBuilder(std::string name = "") : name_(std::move(name)) {}
 
   /*! \brief A positional-only parameter (before `/`). */
   SignatureBuilder& PositionalOnly(std::string name) {
-    spec_.arg_names.push_back(std::move(name));
-    spec_.posonly_count += 1;
-    return *this;
+    return Add(std::move(name), ParamKind::kPositionalOnly, std::nullopt);
   }
   template <typename T>
   SignatureBuilder& PositionalOnly(std::string name, T&& default_value) {
-    PositionalOnly(std::move(name));
-    spec_.arg_defaults.emplace_back(std::forward<T>(default_value));
-    return *this;
+    return Add(std::move(name), ParamKind::kPositionalOnly,
+               ffi::Any(std::forward<T>(default_value)));
   }
   /*! \brief A positional-or-keyword parameter. */
   SignatureBuilder& Param(std::string name) {
-    spec_.arg_names.push_back(std::move(name));
-    return *this;
+    return Add(std::move(name), ParamKind::kPositionalOrKeyword, std::nullopt);
   }
   template <typename T>
   SignatureBuilder& Param(std::string name, T&& default_value) {
-    Param(std::move(name));
-    spec_.arg_defaults.emplace_back(std::forward<T>(default_value));
-    return *this;
+    return Add(std::move(name), ParamKind::kPositionalOrKeyword,
+               ffi::Any(std::forward<T>(default_value)));
   }
   /*! \brief A keyword-only parameter (after `*`). */
   SignatureBuilder& KeywordOnly(std::string name) {
-    spec_.kwonly_names.push_back(std::move(name));
-    return *this;
+    return Add(std::move(name), ParamKind::kKeywordOnly, std::nullopt);
   }
   template <typename T>
   SignatureBuilder& KeywordOnly(std::string name, T&& default_value) {
-    spec_.kwonly_defaults.emplace_back(name, ffi::Any(std::forward<T>(default_value)));
-    return KeywordOnly(std::move(name));
+    return Add(std::move(name), ParamKind::kKeywordOnly, ffi::Any(std::forward<T>(default_value)));
   }
-  /*! \brief Mark a parameter whose dataclass values are flattened to tuples. */
-  SignatureBuilder& Unpack(std::string name) {
-    spec_.unpack.push_back(std::move(name));
+  /*! \brief Mark the most recently added parameter for dataclass unpacking. */
+  SignatureBuilder& Unpack() {
+    if (!params_.empty()) params_.back().unpack = true;
     return *this;
   }
   /*! \brief Validate and build; throws like Signature::Make. */
-  Signature Build() const { return Signature::Make(spec_); }
+  Signature Build() const { return Signature::Make(name_, params_); }
 
  private:
-  SignatureSpec spec_;
+  SignatureBuilder& Add(std::string name, ParamKind kind, std::optional<ffi::Any> value) {
+    params_.push_back(kwcall::Param{std::move(name), kind, std::move(value), false});
+    return *this;
+  }
+  std::string name_;
+  std::vector<kwcall::Param> params_;
 };
 
 }  // namespace kwcall

@@ -7,9 +7,6 @@ namespace kwcall {
 namespace python {
 namespace {
 
-// The apache-tvm-ffi releases whose layout was checked by kwcall's test matrix.
-constexpr const char* kSupportedVersions = "apache-tvm-ffi 0.1.10 to 0.1.15.post2";
-
 bool Fail(const std::string& what) {
   PyObject* version = nullptr;
   if (PyObject* module = PyImport_ImportModule("tvm_ffi")) {
@@ -22,7 +19,7 @@ bool Fail(const std::string& what) {
   PyErr_Format(PyExc_ImportError,
                "kwcall does not support the installed apache-tvm-ffi (%s): tvm_ffi.Function %s. "
                "kwcall supports %s; install one of those versions.",
-               found ? found : "unknown version", what.c_str(), kSupportedVersions);
+               found ? found : "unknown version", what.c_str(), KWCALL_TVM_FFI_RANGE);
   Py_XDECREF(version);
   return false;
 }
@@ -30,13 +27,13 @@ bool Fail(const std::string& what) {
 }  // namespace
 
 bool CheckBaseLayout(PyTypeObject* function_type, PyObject* probe) {
-  if (function_type->tp_basicsize != BaseLayout::kBasicSize) {
+  if (function_type->tp_basicsize != kBaseBasicSize) {
     return Fail("has basicsize " + std::to_string(function_type->tp_basicsize) + ", expected " +
-                std::to_string(BaseLayout::kBasicSize));
+                std::to_string(kBaseBasicSize));
   }
-  if (function_type->tp_dictoffset != BaseLayout::kDictOffset) {
+  if (function_type->tp_dictoffset != kBaseDictOffset) {
     return Fail("has dict offset " + std::to_string(function_type->tp_dictoffset) + ", expected " +
-                std::to_string(BaseLayout::kDictOffset));
+                std::to_string(kBaseDictOffset));
   }
   if (function_type->tp_weaklistoffset != 0 ||
       PyType_HasFeature(function_type, Py_TPFLAGS_HAVE_VECTORCALL) ||
@@ -54,7 +51,8 @@ bool CheckBaseLayout(PyTypeObject* function_type, PyObject* probe) {
   Py_DECREF(chandle);
   if (PyErr_Occurred() || expected == nullptr || expected != ChandleOf(probe)) {
     PyErr_Clear();
-    return Fail("does not keep its handle at offset " + std::to_string(BaseLayout::kChandleOffset));
+    return Fail("does not keep its handle at offset " +
+                std::to_string(offsetof(ObjectLayout, chandle)));
   }
   // c_release_gil follows chandle: toggle it through Python and watch the memory.
   PyObject* original = PyObject_GetAttrString(probe, "release_gil");
@@ -69,7 +67,7 @@ bool CheckBaseLayout(PyTypeObject* function_type, PyObject* probe) {
   if (!follows) {
     PyErr_Clear();
     return Fail("does not keep release_gil at offset " +
-                std::to_string(BaseLayout::kReleaseGilOffset));
+                std::to_string(offsetof(BaseLayout, c_release_gil)));
   }
   return true;
 }

@@ -4,36 +4,44 @@
 
 #include <Python.h>
 
+#include <cstddef>
+
 namespace kwcall {
 namespace python {
 
-/*!
- * \brief tvm_ffi.Function is a Cython class: PyObject header, `void* chandle` (from
- * CObject), `int c_release_gil`, `dict __dict__`. kwcall reads and sets `chandle`.
- */
-struct BaseLayout {
-  static constexpr Py_ssize_t kChandleOffset = sizeof(PyObject);
-  static constexpr Py_ssize_t kReleaseGilOffset = kChandleOffset + sizeof(void*);
-  static constexpr Py_ssize_t kBasicSize = 40;
-  static constexpr Py_ssize_t kDictOffset = 32;
+/*! \brief Mirror of a tvm_ffi.core.CObject instance (every tvm-ffi Python object). */
+struct ObjectLayout {
+  PyObject_HEAD void* chandle;
 };
 
-inline void*& ChandleOf(PyObject* obj) {
-  return *reinterpret_cast<void**>(reinterpret_cast<char*>(obj) + BaseLayout::kChandleOffset);
-}
+/*!
+ * \brief Mirror of a tvm_ffi.Function instance. Function is a Cython class: CObject adds
+ *        `void* chandle` after the object header, Function adds `int c_release_gil` and
+ *        `dict __dict__`. CheckBaseLayout verifies every offset derived from this struct.
+ */
+struct BaseLayout {
+  ObjectLayout object;
+  int c_release_gil;
+  PyObject* dict;
+};
+
+inline constexpr Py_ssize_t kBaseBasicSize = sizeof(BaseLayout);
+inline constexpr Py_ssize_t kBaseDictOffset = offsetof(BaseLayout, dict);
+
+/*! \brief The FFI object handle of any tvm-ffi Python object. */
+inline void*& ChandleOf(PyObject* obj) { return reinterpret_cast<ObjectLayout*>(obj)->chandle; }
 
 /*! \brief `Function.c_release_gil`: whether a call releases the GIL. */
-inline int ReleaseGilOf(PyObject* obj) {
-  return *reinterpret_cast<int*>(reinterpret_cast<char*>(obj) + BaseLayout::kReleaseGilOffset);
+inline int& ReleaseGilOf(PyObject* obj) {
+  return reinterpret_cast<BaseLayout*>(obj)->c_release_gil;
 }
 
 /*!
- * \brief Check tvm_ffi.Function against BaseLayout; on a mismatch set ImportError naming
- *        the supported apache-tvm-ffi versions and return false.
+ * \brief Check tvm_ffi.Function against BaseLayout; on a mismatch set ImportError naming the
+ *        supported apache-tvm-ffi versions and return false.
  * \param function_type tvm_ffi.Function.
  * \param probe A live tvm_ffi.Function instance whose `__chandle__()` is compared with the
- *        pointer at kChandleOffset, and whose `release_gil` is toggled to find
- *        kReleaseGilOffset.
+ *        pointer at `chandle`, and whose `release_gil` is toggled to find `c_release_gil`.
  */
 bool CheckBaseLayout(PyTypeObject* function_type, PyObject* probe);
 

@@ -9,52 +9,44 @@ namespace kwcall {
 namespace python {
 
 /*!
- * \brief Create the kwcall.Function type as a subtype of `base` (tvm_ffi.Function).
- * \param kwargs_sentinel tvm_ffi.core.KWARGS: positional calls that carry it go to the C++
- *        binder unchanged.
- * \param object_convertible tvm_ffi.core.ObjectConvertible, a second base so that
- *        tvm_ffi.convert(f) returns f; nullptr where tvm-ffi has none.
+ * \brief Create the kwcall.Function type as a subtype of tvm_ffi.Function (and of
+ *        tvm_ffi.core.ObjectConvertible where tvm-ffi has it, so tvm_ffi.convert(f) is f).
  * \return A new reference, or nullptr with an exception set.
  */
-PyObject* CreateFunctionType(PyTypeObject* base, PyObject* kwargs_sentinel,
-                             PyObject* object_convertible);
+PyObject* CreateFunctionType();
 
 /*!
  * \brief Create a type that derives from kwcall.Function and from `extra_bases` (Python
- *        classes that add no C fields), keeping kwcall's vectorcall. A class statement
- *        would inherit tvm_ffi.Function.__call__ instead and lose it.
+ *        classes that add no C fields), keeping kwcall's vectorcall. A class statement would
+ *        inherit tvm_ffi.Function.__call__ instead and lose it.
  */
 PyObject* CreateDerivedType(const char* qualified_name, PyObject* extra_bases);
 
 /*!
- * \brief A new instance of `cls` (kwcall.Function or a type from CreateDerivedType) with no
- *        handle and no binding yet: calling it raises until Bind. Lets a derived type set up
- *        its own state before the handle exists.
+ * \brief A new instance of `cls` (kwcall.Function or a type from CreateDerivedType) not bound
+ *        to any target yet. Its handle is a function that raises RuntimeError(`message`) (a
+ *        default text when `message` is nullptr), from Python and from C++ alike, until Bind.
  */
-PyObject* NewUnbound(PyTypeObject* cls);
+PyObject* NewUnbound(PyTypeObject* cls, const char* message);
 
-/*! \brief Give an unbound instance its handle and binding; see NewFunction. -1 on error. */
-int Bind(PyObject* self, PyObject* handle, PyObject* target, PyObject* signature,
+/*!
+ * \brief Bind an unbound instance: its handle becomes the C++ kwcall function calling
+ *        `ffi_target` (a tvm_ffi.Function) with `signature` (a kwcall.Signature).
+ * \param target What `.target` returns: `ffi_target`, or the Python callable it was made
+ *        from, which Python callers then call directly with the bound objects.
+ * \param defaults One entry per parameter: the Python default objects.
+ * \param unpack_fn Called on the values of parameters marked for unpacking.
+ * \return 0, or -1 with an exception set.
+ */
+int Bind(PyObject* self, PyObject* target, PyObject* ffi_target, PyObject* signature,
          PyObject* defaults, PyObject* unpack_fn);
 
 /*!
- * \brief Make a bound instance pass each call's (args, kwargs) through
- *        `preprocess(args, kwargs) -> (args, kwargs)` before binding (None: no step).
- *        A slow path, for CuTeDSL's pointer-argument conversion. -1 on error.
+ * \brief Pass each Python call's (args, kwargs) through `preprocess(args, kwargs) -> (args,
+ *        kwargs)` before binding (None removes the step). The step has its own entry point,
+ *        so functions without one pay nothing for it. -1 on error.
  */
 int SetPreprocess(PyObject* self, PyObject* preprocess);
-
-/*!
- * \brief A new instance of `cls` (kwcall.Function or a type from CreateDerivedType).
- * \param handle A tvm_ffi.Function holding the C++ kwcall function; its handle is shared.
- * \param target The target, kept for `.target`.
- * \param signature The kwcall.Signature, kept for `.signature`.
- * \param defaults One entry per parameter in declaration order: the Python default object,
- *        used where the C++ signature says the parameter has a default.
- * \param unpack_fn Called on the values of parameters marked for unpacking.
- */
-PyObject* NewFunction(PyTypeObject* cls, PyObject* handle, PyObject* target, PyObject* signature,
-                      PyObject* defaults, PyObject* unpack_fn);
 
 }  // namespace python
 }  // namespace kwcall

@@ -16,9 +16,8 @@ from ._function import (
     unpack_dataclass_to_tuple,
     wrap,
 )
+from ._kwcall import __version__ as __version__  # the one version: CMakeLists.txt
 from ._signature import Signature
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Function",

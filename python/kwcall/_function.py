@@ -28,11 +28,13 @@ _NO_UNPACK = (
     f"(apache-tvm-ffi 0.1.12 or later; this is {tvm_ffi.__version__})"
 )
 Function = _kwcall.Function
-_make_function = tvm_ffi.get_global_func("kwcall.MakeFunction")
 
 
-def _as_ffi_function(target: Any) -> tvm_ffi.Function:
+def _ffi_target(target: Any) -> tvm_ffi.Function:
+    """The tvm_ffi.Function the C++ function calls: ``target`` itself, or its conversion."""
     if isinstance(target, tvm_ffi.Function):
+        if target.__chandle__() == 0:
+            raise TypeError("target is a tvm_ffi.Function without a native function (null handle)")
         return target
     if not callable(target):
         raise TypeError(
@@ -43,22 +45,19 @@ def _as_ffi_function(target: Any) -> tvm_ffi.Function:
 
 def bind(fn: Function, target: Any, signature: Signature) -> None:
     """Bind an instance made by ``_kwcall.new_unbound`` to ``target`` and ``signature``."""
+    if not isinstance(signature, Signature):
+        raise TypeError(f"signature must be a kwcall.Signature, got {type(signature).__name__}")
     if signature.unpack and not HAS_UNPACK:
         raise NotImplementedError(_NO_UNPACK)
-    ffi_target = _as_ffi_function(target)
-    handle = _make_function(ffi_target, signature._ffi_map())
     _kwcall.bind(
-        fn, handle, ffi_target, signature, signature.param_defaults(), unpack_dataclass_to_tuple
+        fn,
+        target,
+        _ffi_target(target),
+        signature,
+        signature.param_defaults(),
+        unpack_dataclass_to_tuple,
     )
-    fn.__signature__ = signature.to_inspect()
-    fn.__name__ = fn.__qualname__ = signature.name or "function"
-
-
-def new_function(cls: type, target: Any, signature: Signature) -> Function:
-    """An instance of ``cls`` (kwcall.Function or a type made by ``_kwcall.derive_type``)."""
-    fn = _kwcall.new_unbound(cls)
-    bind(fn, target, signature)
-    return fn
+    fn.__name__ = fn.__qualname__ = signature.name
 
 
 def wrap(target: Any, signature: Signature | Callable) -> Function:
@@ -71,7 +70,9 @@ def wrap(target: Any, signature: Signature | Callable) -> Function:
                 f"{type(signature).__name__}"
             )
         signature = Signature.from_callable(signature)
-    return new_function(Function, target, signature)
+    fn = _kwcall.new_unbound(Function)
+    bind(fn, target, signature)
+    return fn
 
 
 def make_kwargs_wrapper(
@@ -98,7 +99,8 @@ def make_kwargs_wrapper(
         ],
         name=name,
     )
-    fn = new_function(Function, target_func, signature)
+    fn = _kwcall.new_unbound(Function)
+    bind(fn, target_func, signature)
     if prototype is not None:
         functools.update_wrapper(fn, prototype, updated=())
     return fn

@@ -44,12 +44,80 @@ TEST(KwargsCall, GlobalsWorkForEveryLanguage) {
   EXPECT_EQ(Ints(Call(from_json, 1)), (std::vector<int64_t>{1, 5}));
   EXPECT_EQ(Ints(Call(from_map, Kw("y", 2), Kw("x", 1))), (std::vector<int64_t>{1, 2}));
 
+  ffi::Function from_object = make(EchoTarget(), sig).cast<ffi::Function>();
+  EXPECT_TRUE(GetSignature(from_object)->same_as(sig));  // no copy, no second validation
+
   ffi::Function get = ffi::Function::GetGlobalRequired("kwcall.GetSignature");
-  auto map = get(from_json).cast<ffi::Map<ffi::String, ffi::Any>>();
-  EXPECT_EQ(Signature::FromMap(map).ToJson(), sig.ToJson());
+  EXPECT_EQ(get(from_json).cast<Signature>().ToJson(), sig.ToJson());
   EXPECT_EQ(get(EchoTarget()).type_index(), ffi::TypeIndex::kTVMFFINone);
+  ffi::Function to_map = ffi::Function::GetGlobalRequired("kwcall.SignatureToMap");
+  ffi::Function parse = ffi::Function::GetGlobalRequired("kwcall.Signature");
+  EXPECT_EQ(parse(to_map(sig)).cast<Signature>().ToJson(), sig.ToJson());
   EXPECT_EQ(ErrorOf([&] { make(EchoTarget(), 3); }),
-            "TypeError: A signature must be a JSON string or a map, got int");
+            "TypeError: A signature must be a kwcall.Signature, its map form or its JSON text, "
+            "got int");
+}
+
+TEST(KwargsCall, KeywordNamesInEveryForm) {
+  ffi::Function f = MakeFunction(
+      EchoTarget(),
+      SignatureBuilder("f").Param("x").Param("alpha", 1).Param("a_long_name", 2).Build());
+  const std::vector<int64_t> want = {0, 7, 8};
+  // kwcall::Kw with a C string, a std::string and an ffi::String (small and heap-allocated).
+  EXPECT_EQ(Ints(Call(f, 0, Kw("alpha", 7), Kw("a_long_name", 8))), want);
+  EXPECT_EQ(Ints(Call(f, 0, Kw(std::string("alpha"), 7), Kw(std::string("a_long_name"), 8))), want);
+  EXPECT_EQ(Ints(Call(f, 0, Kw(ffi::String("alpha"), 7), Kw(ffi::String("a_long_name"), 8))), want);
+  // What generic tvm-ffi callers pass: C string literals after the sentinel.
+  EXPECT_EQ(Ints(f(0, KwargsSentinel(), "alpha", 7, "a_long_name", 8)), want);
+}
+
+TEST(KwargsCall, EmptyAndInvalidArgumentArrays) {
+  ffi::Function none = MakeFunction(EchoTarget(), SignatureBuilder("n").Param("a", 1).Build());
+  TVMFFIAny result;
+  result.type_index = kTVMFFINone;
+  result.v_int64 = 0;
+  // A C caller may pass no array at all for an empty call.
+  ASSERT_EQ(TVMFFIFunctionCall(const_cast<ffi::FunctionObj*>(none.get()), nullptr, 0, &result), 0);
+  ffi::Any out = ffi::details::AnyUnsafe::MoveTVMFFIAnyToAny(&result);
+  EXPECT_EQ(Ints(out), (std::vector<int64_t>{1}));
+  EXPECT_EQ(ErrorOf([&] {
+              ffi::Any rv;
+              none.CallPacked(nullptr, -1, &rv);
+            }),
+            "ValueError: n(): invalid argument count -1");
+}
+
+TEST(KwargsCall, ManyPositionalOnlyParametersByKeywordFailFast) {
+  // CPython lists every positional-only parameter passed by keyword; with one lookup per
+  // keyword that stays quadratic at worst (it was cubic).
+  SignatureBuilder builder("wide");
+  for (int i = 0; i < kMaxParams; ++i) builder.PositionalOnly("p" + std::to_string(i));
+  ffi::Function f = MakeFunction(EchoTarget(), builder.Build());
+  std::vector<std::string> names;
+  std::vector<ffi::AnyView> packed = {KwargsSentinel()};
+  for (int i = 0; i < kMaxParams; ++i) names.push_back("p" + std::to_string(i));
+  for (const std::string& name : names) {
+    packed.push_back(name.c_str());
+    packed.push_back(0);
+  }
+  std::string error = ErrorOf([&] {
+    ffi::Any rv;
+    f.CallPacked(packed.data(), static_cast<int32_t>(packed.size()), &rv);
+  });
+  EXPECT_EQ(error.rfind("TypeError: wide() got some positional-only arguments passed as keyword "
+                        "arguments: 'p0, p1, p2, ",
+                        0),
+            0u);
+}
+
+TEST(KwargsCall, KeywordSuggestionsFollowTheSetting) {
+  ffi::Function f = MakeFunction(EchoTarget(), SignatureBuilder("f").Param("alpha").Build());
+  EXPECT_EQ(ErrorOf([&] { Call(f, Kw("alhpa", 1)); }),
+            "TypeError: f() got an unexpected keyword argument 'alhpa'. Did you mean 'alpha'?");
+  SetKeywordSuggestions(false);
+  EXPECT_EQ(ErrorOf([&] { Call(f, Kw("alhpa", 1)); }),
+            "TypeError: f() got an unexpected keyword argument 'alhpa'");
+  SetKeywordSuggestions(true);
 }
 
 TEST(KwargsCall, ErrorsFromTheTargetPropagate) {

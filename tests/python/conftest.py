@@ -1,12 +1,13 @@
-"""Shared test markers."""
+"""Session fixtures shared by the Python tests; plain helpers live in helpers.py."""
 
-import importlib.util
+from __future__ import annotations
 
 import pytest
+from helpers import build_native
 
-#: tvm-ffi releases before 0.1.12 have no tvm_ffi.utils.unpack_dataclass, which kwcall
-#: uses to flatten dataclass parameters.
-HAS_UNPACK = importlib.util.find_spec("tvm_ffi.utils.unpack_dataclass") is not None
-needs_unpack = pytest.mark.skipif(
-    not HAS_UNPACK, reason="this apache-tvm-ffi has no tvm_ffi.utils.unpack_dataclass"
-)
+
+@pytest.fixture(scope="session")
+def gil_probe(tmp_path_factory):
+    """native/gil_probe.cc: C++ threads that call globals by name, and C++ targets that
+    report whether the calling thread holds the GIL."""
+    return build_native("gil_probe", "gil_probe.cc", tmp_path_factory.mktemp("gil_probe"))

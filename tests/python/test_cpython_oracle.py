@@ -27,15 +27,14 @@ messages are compared with ``==``.
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
-import itertools
 import keyword
 from typing import Any
 
 import kwcall
 import pytest
 import tvm_ffi
+from helpers import cpp_handle, not_interned, outcome, vectorcall
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -117,52 +116,6 @@ def build_kwcall(spec: Spec) -> kwcall.Function:
 
 
 _ECHO = tvm_ffi.convert(lambda *a: tuple(a))
-_GLOBAL_IDS = itertools.count()
-
-
-def cpp_handle(f: kwcall.Function, tag: str) -> tvm_ffi.Function:
-    """Register ``f`` under a fresh name and return the plain C++ handle."""
-    name = f"kwcall.test_cpython_oracle.{tag}.{next(_GLOBAL_IDS)}"
-    tvm_ffi.register_global_func(name, f, override=True)
-    h = tvm_ffi.get_global_func(name)
-    assert type(h) is tvm_ffi.Function  # not a kwcall.Function: binding is C++-only
-    return h
-
-
-def outcome(thunk) -> tuple[str, Any]:
-    """('ok', tuple) or ('TypeError', message)."""
-    try:
-        result = thunk()
-    except TypeError as e:
-        return ("TypeError", str(e))
-    return ("ok", tuple(result))
-
-
-# CPython's binder with an arbitrary kwnames tuple (duplicates allowed).
-_vectorcall = ctypes.pythonapi.PyObject_Vectorcall
-_vectorcall.restype = ctypes.py_object
-_vectorcall.argtypes = [ctypes.py_object, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
-
-
-def vectorcall(fn, pos, kws):
-    values = list(pos) + [v for _, v in kws]
-    array = (ctypes.py_object * len(values))(*values)
-    kwnames = tuple(k for k, _ in kws) if kws else None
-    return _vectorcall(
-        fn,
-        ctypes.cast(array, ctypes.c_void_p),
-        len(pos),
-        id(kwnames) if kwnames is not None else None,
-    )
-
-
-def not_interned(name: str) -> str:
-    """An equal string that is a different object (single chars are cached)."""
-    if len(name) < 2:
-        return name
-    s = "".join([name[:1], name[1:]])
-    assert s == name and s is not name
-    return s
 
 
 def cpp_kwargs_tail(kws) -> list[Any]:

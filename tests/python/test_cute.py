@@ -10,12 +10,11 @@ function is compared with stock CuTeDSL's object for the same compile.
 import dataclasses
 import inspect
 import warnings
-from pathlib import Path
 
 import kwcall
-import kwcall.libinfo
 import pytest
 import tvm_ffi
+from helpers import build_native
 
 cutlass = pytest.importorskip("cutlass")
 cute = pytest.importorskip("cutlass.cute")
@@ -24,8 +23,6 @@ kwcute = pytest.importorskip("kwcall.cute")
 
 from cutlass import Constexpr, Float32, Int32  # noqa: E402
 from cutlass.cute.runtime import from_dlpack  # noqa: E402
-
-NATIVE = Path(__file__).parent / "native"
 
 
 @cute.jit
@@ -72,9 +69,11 @@ def compiled(out):
 
 
 @pytest.fixture(scope="module")
-def caller():
-    lib = kwcall.libinfo.build_module("kwcall_cute_caller", [str(NATIVE / "cute_caller.cc")])
-    call = tvm_ffi.load_module(lib).call
+def caller(tmp_path_factory):
+    module = build_native(
+        "kwcall_cute_caller", "cute_caller.cc", tmp_path_factory.mktemp("cute"), with_kwcall=True
+    )
+    call = module.call
     call.release_gil = False  # Python holds the GIL for the whole C++ call
     return call
 
@@ -232,7 +231,7 @@ def test_pointer_conversion_step_runs_before_binding(out):
     with pytest.raises(TypeError, match=r"^axpb\(\) missing 1 required keyword-only"):
         f(out, 2)
     kwcall._kwcall.set_preprocess(f, lambda args, kwargs: None)
-    with pytest.raises(TypeError, match=r"preprocess must return \(args, kwargs\)"):
+    with pytest.raises(TypeError, match=r"preprocess step must return \(args, kwargs\)"):
         f(out, 2, c=3)
     kwcall._kwcall.set_preprocess(f, None)
     assert run(f, out, out, 2, c=3) == axpb_expected(2, c=3)

@@ -48,7 +48,7 @@ from typing import Any
 import kwcall
 import pytest
 import tvm_ffi
-from conftest import needs_unpack
+from helpers import needs_unpack
 
 # --------------------------------------------------------------------------
 # helpers

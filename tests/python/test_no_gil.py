@@ -11,33 +11,18 @@ function, the same harness otherwise, must finish none, which shows the test can
 
 from __future__ import annotations
 
-import os
-import shutil
 import sys
 import threading
 import time
-from pathlib import Path
 
 import kwcall
 import pytest
 import tvm_ffi
-import tvm_ffi.cpp
-
-NATIVE = Path(__file__).parent / "native"
 
 
-@pytest.fixture(scope="session")
-def probe(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as mp:
-        # tvm_ffi.cpp runs `ninja`; the venv's ninja is not on PATH unless activated.
-        if shutil.which("ninja") is None:
-            mp.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
-        lib = tvm_ffi.cpp.build(
-            "gil_probe",
-            sources=[str(NATIVE / "gil_probe.cc")],
-            build_directory=str(tmp_path_factory.mktemp("gil_probe")),
-        )
-    return tvm_ffi.load_module(lib)
+@pytest.fixture
+def probe(gil_probe):
+    return gil_probe
 
 
 @pytest.fixture

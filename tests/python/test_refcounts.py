@@ -27,7 +27,7 @@ import kwcall
 import pytest
 import tvm_ffi
 import tvm_ffi.testing  # noqa: F401  # registers the testing.* globals
-from conftest import needs_unpack
+from helpers import needs_unpack
 from tvm_ffi.core import KWARGS
 
 CALLS = int(os.environ.get("KWCALL_LEAK_CALLS", "1000000"))

@@ -8,6 +8,9 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+#: A cell's call count when nothing else bounds it: more than any sample needs.
+UNBOUNDED_CALLS = 10**8
+
 
 @dataclass
 class Cell:
@@ -15,7 +18,7 @@ class Cell:
     labels: dict[str, Any]  # mix, route, caller, threads, stream ...
     run: Callable[[int], list[int]]  # n calls -> [elapsed ns, per-thread ns ...]
     threads: int = 1
-    max_calls: int = 10**8
+    max_calls: int = UNBOUNDED_CALLS
     calls: int = 0  # per thread per sample, set by calibrate
     samples: list[list[int]] = field(default_factory=list)
 

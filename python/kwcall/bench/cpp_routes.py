@@ -4,7 +4,7 @@ on the thread Python called it on (tvm-ffi releases the GIL) and on a plain C++ 
 from __future__ import annotations
 
 from .build import Modules
-from .cells import Cell
+from .cells import UNBOUNDED_CALLS, Cell
 from .routes import ALPHA, BETA, Mix
 
 POSITIONAL, DEFAULTS, KEYWORDS = 0, 1, 2  # caller.cc's modes
@@ -73,7 +73,7 @@ def cells(modules: Modules, mixes: list[Mix], device_id: int) -> list[Cell]:
                     "cpp",
                     {**labels, "caller": "plain_thread"},
                     thread_runner(modules, mix, route, 1, device_id, []),
-                    max_calls=SLOW_MAX_CALLS if route in SLOW_ROUTES else 10**8,
+                    max_calls=SLOW_MAX_CALLS if route in SLOW_ROUTES else UNBOUNDED_CALLS,
                 )
             )
     return out

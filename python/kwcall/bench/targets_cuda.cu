@@ -49,10 +49,6 @@ int64_t Launch(const ffi::TensorView* const (&tensors)[N], double alpha, int64_t
   return N + beta;
 }
 
-int64_t Scalars(int64_t x, double alpha, int64_t beta) {
-  return x + static_cast<int64_t>(alpha) + beta;
-}
-
 int64_t Tensors3(ffi::TensorView t0, ffi::TensorView t1, ffi::TensorView t2, double alpha,
                  int64_t beta) {
   const ffi::TensorView* const tensors[3] = {&t0, &t1, &t2};
@@ -83,7 +79,6 @@ void StreamSync(int64_t stream) {
 
 }  // namespace
 
-TVM_FFI_DLL_EXPORT_TYPED_FUNC(scalars, Scalars);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(tensors3, Tensors3);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(tensors9, Tensors9);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(stream_create, StreamCreate);

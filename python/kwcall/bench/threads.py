@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from .build import Modules
-from .cells import Cell
+from .cells import UNBOUNDED_CALLS, Cell
 from .cpp_routes import SLOW_MAX_CALLS, thread_runner
 from .routes import Mix
 
@@ -49,7 +49,9 @@ def cells(
                         ),
                         threads=count,
                         # The GIL serializes route B's threads: keep its total bounded.
-                        max_calls=max(100, SLOW_MAX_CALLS // count) if route == "B" else 10**8,
+                        max_calls=max(100, SLOW_MAX_CALLS // count)
+                        if route == "B"
+                        else UNBOUNDED_CALLS,
                     )
                 )
     return out

@@ -1,10 +1,13 @@
-// Test helper for tests/python/test_no_gil.py: native threads that call a global
-// tvm-ffi function by name while Python decides whether the GIL is held.
+// Test helper for tests/python/test_no_gil.py and test_function.py: native threads that call
+// a global tvm-ffi function by name while Python decides whether the GIL is held, and a target
+// that reports whether its caller holds the GIL.
 //
 // Nothing here includes Python.h: if these threads can complete calls while the
 // Python thread holds the GIL, the function they call never needed the GIL.
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/function.h>
+
+#include <dlfcn.h>
 
 #include <atomic>
 #include <chrono>
@@ -27,6 +30,16 @@ int64_t NowNs() {
 
 // The C++ target that kwcall wraps: def add3(a, b, *, c=1).
 int64_t Add3(int64_t a, int64_t b, int64_t c) { return a + b + c; }
+
+// def gil_held(a, b) -> [whether the calling thread holds the GIL, a, b]. Python's
+// PyGILState_Check is looked up in the process at run time (this module does not link
+// Python): with release_gil set, tvm-ffi releases the GIL before calling in, so this reads 0.
+ffi::Array<int64_t> GilHeld(int64_t a, int64_t b) {
+  using Check = int (*)();
+  static Check check = reinterpret_cast<Check>(dlsym(RTLD_DEFAULT, "PyGILState_Check"));
+  TVM_FFI_ICHECK(check != nullptr) << "PyGILState_Check is not in this process";
+  return {check(), a, b};
+}
 
 // One run at a time is all the test needs, so the state is a plain global.
 struct Run {
@@ -121,6 +134,7 @@ ffi::Array<int64_t> Join() {
 }  // namespace
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(add3, Add3);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(gil_held, GilHeld);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(start, Start);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(wait, Wait);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(join, Join);

@@ -1,0 +1,83 @@
+// The tvm_ffi Python objects the extension works with.
+#include "ffi_objects.h"
+
+#include <kwcall/kwargs.h>
+
+#include "base_layout.h"
+
+namespace kwcall {
+namespace python {
+namespace {
+
+FfiObjectsT g_objects;
+PyTypeObject* g_sentinel_type = nullptr;  // Python type of tvm_ffi.core.KWARGS
+void* g_sentinel_handle = nullptr;        // the FFI object behind it
+
+}  // namespace
+
+const FfiObjectsT& FfiObjects() { return g_objects; }
+
+bool InitFfiObjects() {
+  PyObject* core = PyImport_ImportModule("tvm_ffi.core");
+  if (core == nullptr) return false;
+  PyObject* function = PyObject_GetAttrString(core, "Function");
+  PyObject* object = PyObject_GetAttrString(core, "Object");
+  PyObject* sentinel = PyObject_GetAttrString(core, "KWARGS");
+  PyObject* probe = PyObject_CallMethod(core, "_get_global_func", "si", "ffi.GetKwargsObject", 0);
+  bool ok = function && object && sentinel && probe && PyType_Check(function) &&
+            PyType_Check(object) &&
+            CheckBaseLayout(reinterpret_cast<PyTypeObject*>(function), probe);
+  if (ok) {
+    g_objects.function_type = reinterpret_cast<PyTypeObject*>(function);
+    g_objects.function_call = g_objects.function_type->tp_call;
+    g_objects.object_type = reinterpret_cast<PyTypeObject*>(object);
+    g_objects.kwargs_sentinel = sentinel;
+    g_sentinel_type = Py_TYPE(sentinel);
+    g_sentinel_handle = ChandleOf(sentinel);
+    ok = g_sentinel_handle == KwargsSentinel().get();
+    if (!ok) {
+      PyErr_SetString(PyExc_ImportError,
+                      "kwcall: tvm_ffi.core.KWARGS is not the FFI object ffi.GetKwargsObject "
+                      "returns; kwcall and tvm_ffi load different libtvm_ffi copies");
+    }
+  }
+  if (ok) return true;  // the references are kept for the life of the process
+  Py_XDECREF(function);
+  Py_XDECREF(object);
+  Py_XDECREF(sentinel);
+  Py_XDECREF(probe);
+  Py_DECREF(core);
+  return false;
+}
+
+bool IsKwargsSentinelObject(PyObject* obj) {
+  return obj == g_objects.kwargs_sentinel ||
+         (Py_TYPE(obj) == g_sentinel_type && ChandleOf(obj) == g_sentinel_handle);
+}
+
+PyObject* NewFfiFunction(void* handle) {
+  // Cython's __cinit__ takes no arguments: tp_new gets an empty tuple.
+  PyObject* empty = PyTuple_New(0);
+  if (empty == nullptr) return nullptr;
+  PyObject* fn = g_objects.function_type->tp_new(g_objects.function_type, empty, nullptr);
+  Py_DECREF(empty);
+  if (fn == nullptr) return nullptr;
+  TVMFFIObjectIncRef(handle);
+  ChandleOf(fn) = handle;
+  return fn;
+}
+
+std::optional<Signature> SignatureOf(PyObject* obj) {
+  if (PyObject_TypeCheck(obj, g_objects.object_type) && ChandleOf(obj) != nullptr) {
+    auto* header = static_cast<TVMFFIObject*>(ChandleOf(obj));
+    if (header->type_index == SignatureObj::RuntimeTypeIndex()) {
+      return ffi::details::ObjectUnsafe::ObjectRefFromObjectPtr<Signature>(
+          ffi::details::ObjectUnsafe::ObjectPtrFromUnowned<ffi::Object>(header));
+    }
+  }
+  PyErr_Format(PyExc_TypeError, "expected a kwcall.Signature, got %s", Py_TYPE(obj)->tp_name);
+  return std::nullopt;
+}
+
+}  // namespace python
+}  // namespace kwcall

@@ -1,0 +1,41 @@
+// The tvm_ffi Python objects the extension works with, looked up once at import.
+#ifndef KWCALL_PYTHON_FFI_OBJECTS_H_
+#define KWCALL_PYTHON_FFI_OBJECTS_H_
+
+#include <Python.h>
+#include <kwcall/signature.h>
+
+#include <optional>
+
+namespace kwcall {
+namespace python {
+
+struct FfiObjectsT {
+  PyTypeObject* object_type = nullptr;    // tvm_ffi.core.Object: a CObject, chandle after the head
+  PyTypeObject* function_type = nullptr;  // tvm_ffi.Function
+  ternaryfunc function_call = nullptr;    // tvm_ffi.Function.__call__
+  PyObject* kwargs_sentinel = nullptr;    // tvm_ffi.core.KWARGS
+};
+
+/*! \brief The objects; valid after InitFfiObjects succeeded. */
+const FfiObjectsT& FfiObjects();
+
+/*! \brief Look them up (and check tvm_ffi.Function's layout); false with ImportError set. */
+bool InitFfiObjects();
+
+/*!
+ * \brief Whether `obj` is tvm-ffi's KWARGS sentinel: tvm_ffi.core.KWARGS itself, or another
+ *        Python wrapper of the same FFI object (one that came back from C++).
+ */
+bool IsKwargsSentinelObject(PyObject* obj);
+
+/*! \brief A new tvm_ffi.Function that shares (increfs) `handle`, or nullptr with an error. */
+PyObject* NewFfiFunction(void* handle);
+
+/*! \brief The C++ Signature a kwcall.Signature Python object holds; TypeError when none. */
+std::optional<Signature> SignatureOf(PyObject* obj);
+
+}  // namespace python
+}  // namespace kwcall
+
+#endif  // KWCALL_PYTHON_FFI_OBJECTS_H_

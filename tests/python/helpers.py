@@ -1,0 +1,128 @@
+"""Helpers shared by the Python tests (see docs/DESIGN.md for what each path is)."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import importlib.util
+import itertools
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+import tvm_ffi
+
+#: C++ sources of the native helper modules some tests build.
+NATIVE = Path(__file__).parent / "native"
+
+#: tvm-ffi releases before 0.1.12 have no tvm_ffi.utils.unpack_dataclass, which kwcall uses
+#: to flatten dataclass parameters.
+HAS_UNPACK = importlib.util.find_spec("tvm_ffi.utils.unpack_dataclass") is not None
+needs_unpack = pytest.mark.skipif(
+    not HAS_UNPACK, reason="this apache-tvm-ffi has no tvm_ffi.utils.unpack_dataclass"
+)
+
+KWARGS = tvm_ffi.core.KWARGS
+#: C++ targets: ffi.Array returns every argument it gets.
+collect = tvm_ffi.get_global_func("ffi.Array")
+
+
+def py_collect(*args: Any) -> tuple:
+    """A Python target that returns its arguments as they arrive."""
+    return args
+
+
+def plain(value: Any) -> Any:
+    """FFI arrays and maps as Python tuples and dicts, to compare with ==."""
+    if isinstance(value, (tvm_ffi.Array, list, tuple)):
+        return tuple(plain(item) for item in value)
+    if isinstance(value, tvm_ffi.Map):
+        return {key: plain(item) for key, item in value.items()}
+    return value
+
+
+_IDS = itertools.count()
+
+
+def unique(name: str) -> str:
+    """A global function name no other test uses."""
+    return f"kwcall.test.{name}.{os.getpid()}.{next(_IDS)}"
+
+
+def cpp_handle(f: tvm_ffi.Function, tag: str = "f") -> tvm_ffi.Function:
+    """Register ``f`` as a global and fetch it back: a plain tvm_ffi.Function holding the
+    same native handle, so calls on it reach kwcall's C++ binder and never its Python type."""
+    name = unique(tag)
+    tvm_ffi.register_global_func(name, f, override=True)
+    handle = tvm_ffi.get_global_func(name)
+    tvm_ffi.remove_global_func(name)
+    assert type(handle) is tvm_ffi.Function
+    return handle
+
+
+def outcome(thunk: Callable[[], Any]) -> tuple[str, Any]:
+    """('ok', plain result) or ('TypeError', message)."""
+    try:
+        result = thunk()
+    except TypeError as e:
+        return ("TypeError", str(e))
+    return ("ok", plain(result))
+
+
+def not_interned(name: str) -> str:
+    """An equal string that is a different object (single characters are cached)."""
+    if len(name) < 2:
+        return name
+    s = "".join([name[:1], name[1:]])
+    assert s == name and s is not name
+    return s
+
+
+def _c_vectorcall() -> Any:
+    # PyObject_Vectorcall is exported from 3.9; before 3.11 under its underscore name too.
+    for symbol in ("PyObject_Vectorcall", "_PyObject_Vectorcall"):
+        fn = getattr(ctypes.pythonapi, symbol, None)
+        if fn is not None:
+            fn.restype = ctypes.py_object
+            fn.argtypes = [ctypes.py_object, ctypes.c_void_p, ctypes.c_size_t, ctypes.py_object]
+            return fn
+    raise RuntimeError("this Python exports no PyObject_Vectorcall")
+
+
+def vectorcall(fn: Any, pos: tuple, kws: tuple[tuple[str, Any], ...], kwnames: Any = None) -> Any:
+    """Call ``fn`` at the C level with these positional arguments and this exact ``kwnames``
+    tuple (``kws``' names, which may repeat; or the given tuple object itself)."""
+    values = list(pos) + [v for _, v in kws]
+    if kwnames is None and kws:
+        kwnames = tuple(k for k, _ in kws)
+    array = (ctypes.py_object * max(len(values), 1))(*values)
+    return _c_vectorcall()(fn, ctypes.cast(array, ctypes.c_void_p), len(pos), kwnames)
+
+
+@contextlib.contextmanager
+def _ninja_on_path():
+    # tvm_ffi.cpp runs `ninja`; a virtual environment that is not activated has it beside
+    # its Python only. Only this build sees the longer PATH.
+    with pytest.MonkeyPatch.context() as mp:
+        if shutil.which("ninja") is None:
+            mp.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
+        yield
+
+
+def build_native(name: str, source: str, build_dir: Path, with_kwcall: bool = False) -> Any:
+    """Build ``native/<source>`` into a tvm-ffi module (with kwcall's headers and library
+    when asked) and load it."""
+    import kwcall.libinfo
+    import tvm_ffi.cpp
+
+    with _ninja_on_path():
+        if with_kwcall:
+            path = kwcall.libinfo.build_module(name, [str(NATIVE / source)], str(build_dir))
+        else:
+            path = tvm_ffi.cpp.build(
+                name, sources=[str(NATIVE / source)], build_directory=str(build_dir)
+            )
+    return tvm_ffi.load_module(path)
