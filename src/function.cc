@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "binder.h"
+#include "keyword_shapes.h"
 #include "kwargs_sentinel.h"
 #include "param_names.h"
 #include "small_array.h"
@@ -43,6 +44,8 @@ class KwFunctionObj : public ffi::FunctionObj {
                                            : CallThroughSafeCall),
         sentinel_(KwargsSentinel().get()),
         arity_(signature_.num_params()),
+        num_positional_(signature_.num_positional()),
+        posonly_count_(signature_.posonly_count()),
         param_names_(signature_) {
     this->safe_call = SafeCall;
     this->cpp_call = reinterpret_cast<void*>(CppCall);
@@ -99,13 +102,23 @@ class KwFunctionObj : public ffi::FunctionObj {
     TVM_FFI_SAFE_CALL_END();
   }
 
-  void BindAndCall(const TVMFFIAny* raw, int32_t num_args, ffi::Any* result) const;
+  // Out of line, so that the forward above stays a leaf that tail-calls the target.
+  [[gnu::noinline]] void BindAndCall(const TVMFFIAny* raw, int32_t num_args,
+                                     ffi::Any* result) const;
+  TVM_FFI_COLD_CODE void CallWide(const TVMFFIAny* raw, int32_t nargs, const TVMFFIAny* pairs,
+                                  int32_t num_keywords, ffi::Any* result) const;
+  bool BindShape(const KeywordShapes::Shape& shape, const TVMFFIAny* raw, const TVMFFIAny* pairs,
+                 TVMFFIAny* bound) const;
   bool FastBind(const TVMFFIAny* raw, int32_t nargs, const TVMFFIAny* pairs, int32_t num_keywords,
                 TVMFFIAny* bound) const;
-  void BindOrThrow(const TVMFFIAny* raw, int32_t nargs, const TVMFFIAny* pairs,
-                   int32_t num_keywords, TVMFFIAny* bound) const;
+  [[gnu::noinline]] TVM_FFI_COLD_CODE void BindOrThrow(const TVMFFIAny* raw, int32_t nargs,
+                                                       const TVMFFIAny* pairs, int32_t num_keywords,
+                                                       TVMFFIAny* bound) const;
+  [[noreturn, gnu::noinline]] TVM_FFI_COLD_CODE void ThrowBadCount(int32_t num_args) const;
+  [[noreturn, gnu::noinline]] TVM_FFI_COLD_CODE void ThrowOddTail(int32_t tail) const;
 
   static constexpr int32_t kMaxFastArity = 64;  // bits in the FastBind masks
+  static constexpr int32_t kInlineArity = 16;   // bound values on the stack up to this many
 
   ffi::Function target_;
   Signature signature_;
@@ -113,38 +126,87 @@ class KwFunctionObj : public ffi::FunctionObj {
   FCall target_call_;  // what target_obj_->CallPacked would call, chosen once
   const void* sentinel_;
   int32_t arity_;
+  int32_t num_positional_;  // copies of the signature's counts: one load less per call
+  int32_t posonly_count_;
   ParamNames param_names_;
   std::vector<TVMFFIAny> default_views_;  // borrowed from signature_'s defaults
   // For FastBind (signatures of at most 64 parameters): bit i is parameter i.
   uint64_t required_mask_ = 0;  // parameters without a default
   uint64_t all_mask_ = 0;
+  mutable KeywordShapes shapes_;  // keyword calls that bound, for repeats of their shape
 };
 
 void KwFunctionObj::BindAndCall(const TVMFFIAny* raw, int32_t num_args, ffi::Any* result) const {
-  if (TVM_FFI_PREDICT_FALSE(num_args < 0)) {
-    TVM_FFI_THROW(ValueError) << signature_.name() << "(): invalid argument count " << num_args;
-  }
+  if (TVM_FFI_PREDICT_FALSE(num_args < 0)) ThrowBadCount(num_args);
   const int32_t nargs = FindKwargsSentinel(raw, num_args, sentinel_);
   const int32_t tail = nargs < num_args ? num_args - nargs - 1 : 0;
-  if (TVM_FFI_PREDICT_FALSE(tail % 2 != 0)) {
-    TVM_FFI_THROW(TypeError) << binder_detail::KwargsTailOdd(signature_, tail);
-  }
+  if (TVM_FFI_PREDICT_FALSE(tail % 2 != 0)) ThrowOddTail(tail);
   // No pointer arithmetic past a call without a tail: the array may be null when empty.
   const TVMFFIAny* pairs = tail ? raw + nargs + 1 : nullptr;
-  SmallArray<TVMFFIAny> bound(arity_);
-  if (!FastBind(raw, nargs, pairs, tail / 2, bound.data())) {
-    BindOrThrow(raw, nargs, pairs, tail / 2, bound.data());
+  if (TVM_FFI_PREDICT_FALSE(arity_ > kInlineArity)) {
+    CallWide(raw, nargs, pairs, tail / 2, result);
+    return;
+  }
+  TVMFFIAny bound[kInlineArity];
+  const int32_t num_keywords = tail / 2;
+  const bool known = shapes_.BindKnown(nargs, num_keywords, [&](const KeywordShapes::Shape& shape) {
+    return BindShape(shape, raw, pairs, bound);
+  });
+  if (!known && !FastBind(raw, nargs, pairs, num_keywords, bound)) {
+    BindOrThrow(raw, nargs, pairs, num_keywords, bound);
+  }
+  target_call_(target_obj_, reinterpret_cast<const ffi::AnyView*>(bound), arity_, result);
+}
+
+// A call shaped like one that bound before: each keyword must name the parameter it named
+// then (one compare), and no value may be the sentinel.
+bool KwFunctionObj::BindShape(const KeywordShapes::Shape& shape, const TVMFFIAny* raw,
+                              const TVMFFIAny* pairs, TVMFFIAny* bound) const {
+  for (int32_t k = 0; k < shape.num_keywords; ++k) {
+    NameKey name;
+    const int32_t param = shape.params[k];
+    if (!NameKey::Read(pairs[2 * k], &name) || !param_names_.Is(param, name) ||
+        IsKwargsSentinel(pairs[2 * k + 1], sentinel_)) {
+      return false;
+    }
+    CopyAny(&bound[param], &pairs[2 * k + 1]);
+  }
+  for (int32_t i = 0; i < shape.nargs; ++i) CopyAny(&bound[i], &raw[i]);
+  for (uint64_t rest = shape.defaults; rest != 0; rest &= rest - 1) {
+    const int i = __builtin_ctzll(rest);
+    bound[i] = default_views_[i];
+  }
+  return true;
+}
+
+// Signatures with more parameters than fit on the stack: bound values on the heap.
+void KwFunctionObj::CallWide(const TVMFFIAny* raw, int32_t nargs, const TVMFFIAny* pairs,
+                             int32_t num_keywords, ffi::Any* result) const {
+  SmallArray<TVMFFIAny, kMaxFastArity> bound(arity_);
+  if (!FastBind(raw, nargs, pairs, num_keywords, bound.data())) {
+    BindOrThrow(raw, nargs, pairs, num_keywords, bound.data());
   }
   target_call_(target_obj_, reinterpret_cast<const ffi::AnyView*>(bound.data()), arity_, result);
+}
+
+void KwFunctionObj::ThrowBadCount(int32_t num_args) const {
+  TVM_FFI_THROW(ValueError) << signature_.name() << "(): invalid argument count " << num_args;
+}
+
+void KwFunctionObj::ThrowOddTail(int32_t tail) const {
+  TVM_FFI_THROW(TypeError) << binder_detail::KwargsTailOdd(signature_, tail);
 }
 
 // One pass with a bitmask for calls that bind cleanly; false on anything else (an error, or
 // a signature too wide for the mask), which BindOrThrow then handles by the full rules.
 bool KwFunctionObj::FastBind(const TVMFFIAny* raw, int32_t nargs, const TVMFFIAny* pairs,
                              int32_t num_keywords, TVMFFIAny* bound) const {
-  if (arity_ > kMaxFastArity || nargs > signature_.num_positional()) return false;
+  if (arity_ > kMaxFastArity || nargs > num_positional_) return false;
   uint64_t filled = nargs == 64 ? ~uint64_t{0} : (uint64_t{1} << nargs) - 1;
-  for (int32_t i = 0; i < nargs; ++i) bound[i] = raw[i];
+  for (int32_t i = 0; i < nargs; ++i) CopyAny(&bound[i], &raw[i]);
+  KeywordShapes::Shape shape;
+  shape.nargs = nargs;
+  shape.num_keywords = num_keywords;
   // Keywords name the parameters after the positional arguments, usually in order.
   int32_t hint = nargs;
   for (int32_t k = 0; k < num_keywords; ++k) {
@@ -153,14 +215,19 @@ bool KwFunctionObj::FastBind(const TVMFFIAny* raw, int32_t nargs, const TVMFFIAn
       return false;
     }
     const int32_t param = param_names_.Find(name, &hint);
-    if (param < signature_.posonly_count() || ((filled >> param) & 1)) return false;
-    bound[param] = pairs[2 * k + 1];
+    if (param < posonly_count_ || ((filled >> param) & 1)) return false;
+    CopyAny(&bound[param], &pairs[2 * k + 1]);
     filled |= uint64_t{1} << param;
+    if (k < KeywordShapes::kMaxKeywords) shape.params[k] = param;
   }
   if (required_mask_ & ~filled) return false;
-  for (uint64_t rest = all_mask_ & ~filled; rest != 0; rest &= rest - 1) {
+  shape.defaults = all_mask_ & ~filled;
+  for (uint64_t rest = shape.defaults; rest != 0; rest &= rest - 1) {
     const int i = __builtin_ctzll(rest);
     bound[i] = default_views_[i];
+  }
+  if (num_keywords > 0 && num_keywords <= KeywordShapes::kMaxKeywords && arity_ <= kInlineArity) {
+    shapes_.Remember(shape);
   }
   return true;
 }

@@ -6,12 +6,25 @@
 #include <tvm/ffi/c_api.h>
 
 #include <cstdint>
+#include <cstring>
 
 namespace kwcall {
 
 /*! \brief Whether `value` is the KWARGS sentinel object `sentinel`. */
 inline bool IsKwargsSentinel(const TVMFFIAny& value, const void* sentinel) {
   return value.type_index == kTVMFFIObject && value.v_obj == sentinel;
+}
+
+/*!
+ * \brief Copy one packed argument. Callers write packed arguments as two 8-byte stores (type,
+ *        then value); copying them as two 8-byte words lets the CPU forward those stores, where
+ *        one 16-byte load across them would stall for the length of a call.
+ */
+inline void CopyAny(TVMFFIAny* dst, const TVMFFIAny* src) {
+  uint64_t words[2];
+  std::memcpy(words, src, sizeof(words));
+  asm("" : "+r"(words[0]), "+r"(words[1]));  // two scalar loads, not one vector load
+  std::memcpy(dst, words, sizeof(words));
 }
 
 /*! \brief Index of the first KWARGS sentinel in `args`, or `num_args` when there is none. */

@@ -16,19 +16,13 @@
 namespace kwcall {
 
 /*!
- * \brief A name as its length and first eight bytes, so that most compares are two integer
- *        compares: names of eight bytes or fewer need nothing else.
+ * \brief A name as its length and first eight bytes, so that most compares are one or two
+ *        integer compares: names of eight bytes or fewer need nothing else.
  */
 struct NameKey {
   NameKey() = default;
   explicit NameKey(std::string_view name) : data(name.data()), size(name.size()) {
     std::memcpy(&prefix, name.data(), std::min(name.size(), sizeof(prefix)));
-  }
-  bool operator==(const NameKey& other) const {
-    return prefix == other.prefix && size == other.size &&
-           (size <= sizeof(prefix) ||
-            std::memcmp(data + sizeof(prefix), other.data + sizeof(prefix),
-                        size - sizeof(prefix)) == 0);
   }
   std::string_view view() const { return std::string_view(data, size); }
 
@@ -38,24 +32,35 @@ struct NameKey {
    */
   static bool Read(const TVMFFIAny& value, NameKey* key) {
     static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "prefix masks assume little-endian");
-    switch (value.type_index) {
-      case kTVMFFISmallStr:
-        key->data = value.v_bytes;
-        key->size = value.small_str_len;
-        key->prefix = key->size >= 8 ? value.v_uint64
-                                     : value.v_uint64 & ((uint64_t{1} << (8 * key->size)) - 1);
-        return true;
-      case kTVMFFIStr: {
-        const TVMFFIByteArray* bytes = TVMFFIBytesGetByteArrayPtr(value.v_obj);
-        *key = NameKey(std::string_view(bytes->data, bytes->size));
-        return true;
-      }
-      case kTVMFFIRawStr:
-        *key = value.v_c_str != nullptr ? NameKey(value.v_c_str) : NameKey();
-        return value.v_c_str != nullptr;
-      default:
-        return false;
+    if (value.type_index == kTVMFFISmallStr) {
+      key->data = value.v_bytes;
+      key->size = value.small_str_len;
+      key->prefix =
+          key->size >= 8 ? value.v_uint64 : value.v_uint64 & ((uint64_t{1} << (8 * key->size)) - 1);
+      return true;
     }
+    if (value.type_index == kTVMFFIStr) {
+      const TVMFFIByteArray* bytes = TVMFFIBytesGetByteArrayPtr(value.v_obj);
+      *key = NameKey(std::string_view(bytes->data, bytes->size));
+      return true;
+    }
+    if (value.type_index == kTVMFFIRawStr && value.v_c_str != nullptr) {
+      // A C string literal, as generic tvm-ffi callers pass names: the prefix and the length
+      // in one scan of the short names keywords have.
+      const char* text = value.v_c_str;
+      uint64_t prefix = 0;
+      size_t size = 0;
+      while (size < sizeof(prefix) && text[size] != '\0') {
+        prefix |= uint64_t{static_cast<unsigned char>(text[size])} << (8 * size);
+        ++size;
+      }
+      if (size == sizeof(prefix)) size += std::strlen(text + size);
+      key->data = text;
+      key->prefix = prefix;
+      key->size = size;
+      return true;
+    }
+    return false;
   }
 
   const char* data = nullptr;
@@ -68,8 +73,11 @@ class ParamNames {
  public:
   /*! \brief Views into `sig`, which must outlive this object. */
   explicit ParamNames(const Signature& sig) {
-    keys_.reserve(sig.num_params());
-    for (int32_t i = 0; i < sig.num_params(); ++i) keys_.emplace_back(sig.param_name(i));
+    for (int32_t i = 0; i < sig.num_params(); ++i) {
+      NameKey key(sig.param_name(i));
+      tags_.push_back(Tag(key));
+      names_.push_back(key);
+    }
   }
 
   /*!
@@ -77,19 +85,42 @@ class ParamNames {
    *        order, so the search starts at *hint and leaves it just after the match.
    */
   int32_t Find(const NameKey& name, int32_t* hint) const {
-    const int32_t n = static_cast<int32_t>(keys_.size());
+    const uint64_t tag = Tag(name);
+    const uint64_t* tags = tags_.data();
+    const int32_t n = static_cast<int32_t>(tags_.size());
     const int32_t start = *hint < n ? *hint : 0;
+    const bool short_name = name.size < sizeof(name.prefix);
     for (int32_t i = start; i < n; ++i) {
-      if (keys_[i] == name) return *hint = i + 1, i;
+      if (tags[i] == tag && (short_name || Same(names_[i], name))) return *hint = i + 1, i;
     }
     for (int32_t i = 0; i < start; ++i) {
-      if (keys_[i] == name) return *hint = i + 1, i;
+      if (tags[i] == tag && (short_name || Same(names_[i], name))) return *hint = i + 1, i;
     }
     return -1;
   }
 
+  /*! \brief Whether `name` is parameter `param`'s name. */
+  bool Is(int32_t param, const NameKey& name) const {
+    // A tag holds all of a name shorter than eight bytes, and no identifier byte is below
+    // 8, so equal tags of a short key mean equal names.
+    return tags_[param] == Tag(name) &&
+           (name.size < sizeof(name.prefix) || Same(names_[param], name));
+  }
+
  private:
-  std::vector<NameKey> keys_;
+  // The prefix, with the length in the top byte when the name is shorter than eight bytes
+  // (whose top byte is then free): one compare tells most names apart.
+  static uint64_t Tag(const NameKey& key) {
+    return key.size < sizeof(key.prefix) ? key.prefix | (uint64_t{key.size} << 56) : key.prefix;
+  }
+  static bool Same(const NameKey& a, const NameKey& b) {
+    return a.size == b.size && (a.size <= sizeof(a.prefix) ||
+                                std::memcmp(a.data + sizeof(a.prefix), b.data + sizeof(b.prefix),
+                                            a.size - sizeof(a.prefix)) == 0);
+  }
+
+  std::vector<uint64_t> tags_;
+  std::vector<NameKey> names_;
 };
 
 }  // namespace kwcall

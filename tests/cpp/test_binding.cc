@@ -2,6 +2,10 @@
 // malformed KWARGS tails. The expected texts are what CPython prints for the same `def`.
 #include <kwcall/kwcall.h>
 
+#include <cstring>
+#include <string>
+#include <vector>
+
 #include "test_util.h"
 
 namespace kwcall {
@@ -153,6 +157,52 @@ TEST(Binding, WideSignaturesUseTheHeapFallback) {
   EXPECT_EQ(got[19], 19);
   EXPECT_EQ(got[20], -1);
   EXPECT_EQ(got[39], -1);
+}
+
+TEST(Binding, RepeatedShapesCheckEveryNameAgain) {
+  // Repeat calls reuse the parameter each keyword position named last time, after checking the
+  // name again: the same C string buffer may hold another name, and the same shape may name
+  // other parameters.
+  ffi::Function f = MakeFunction(
+      EchoTarget(), SignatureBuilder("f").Param("a").Param("b", 0).Param("c", 0).Build());
+  char buffer[8] = "b";
+  for (int i = 0; i < 3; ++i) {
+    std::strcpy(buffer, "b");
+    EXPECT_EQ(Ints(f(1, KwargsSentinel(), static_cast<const char*>(buffer), 5)),
+              (std::vector<int64_t>{1, 5, 0}));
+    std::strcpy(buffer, "c");
+    EXPECT_EQ(Ints(f(1, KwargsSentinel(), static_cast<const char*>(buffer), 5)),
+              (std::vector<int64_t>{1, 0, 5}));
+    std::strcpy(buffer, "a");
+    EXPECT_EQ(ErrorOf([&] { f(1, KwargsSentinel(), static_cast<const char*>(buffer), 5); }),
+              "TypeError: f() got multiple values for argument 'a'");
+  }
+  // More distinct shapes than are remembered keep binding correctly.
+  for (int round = 0; round < 2; ++round) {
+    for (int n = 0; n < 3; ++n) {
+      for (const char* name : {"b", "c"}) {
+        std::vector<ffi::AnyView> packed;
+        for (int i = 0; i < n; ++i) packed.push_back(10 + i);
+        if (n == 0) packed.push_back(1);
+        packed.push_back(KwargsSentinel());
+        packed.push_back(name);
+        packed.push_back(7);
+        ffi::Any rv;
+        if (n > 1 && std::string(name) == "b") {
+          EXPECT_EQ(ErrorOf([&] { f.CallPacked(packed.data(), packed.size(), &rv); }),
+                    "TypeError: f() got multiple values for argument 'b'");
+          continue;
+        }
+        f.CallPacked(packed.data(), static_cast<int32_t>(packed.size()), &rv);
+        std::vector<int64_t> got = Ints(rv);
+        EXPECT_EQ(got[std::string(name) == "b" ? 1 : 2], 7);
+      }
+    }
+  }
+  // A value that is the sentinel is refused on a repeated shape too.
+  EXPECT_EQ(Ints(Call(f, 1, Kw("c", 2))), (std::vector<int64_t>{1, 0, 2}));
+  EXPECT_EQ(ErrorOf([&] { Call(f, 1, Kw("c", KwargsSentinel())); }),
+            "TypeError: f(): the KWARGS sentinel cannot be the value of keyword 'c'");
 }
 
 }  // namespace

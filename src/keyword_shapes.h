@@ -1,0 +1,85 @@
+// The keyword-call shapes a function has bound. Keyword calls from one call site pass the same
+// names in the same order every time, so remembering which parameter each keyword named lets a
+// repeat call check one name per keyword instead of searching for it (the C++ counterpart of
+// the Python side's call-shape cache). Shapes are immutable once published and live as long as
+// the function, so concurrent callers read them without locks.
+#ifndef KWCALL_SRC_KEYWORD_SHAPES_H_
+#define KWCALL_SRC_KEYWORD_SHAPES_H_
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+
+namespace kwcall {
+
+class KeywordShapes {
+ public:
+  /*! \brief Calls with more keywords than this are bound without the cache. */
+  static constexpr int32_t kMaxKeywords = 8;
+  /*! \brief Shapes remembered per function; later new shapes are bound every time. */
+  static constexpr int32_t kMaxShapes = 8;
+
+  struct Shape {
+    int32_t nargs = 0;
+    int32_t num_keywords = 0;
+    uint64_t defaults = 0;  // bit i: parameter i takes its default
+    int32_t params[kMaxKeywords] = {};
+  };
+
+  KeywordShapes() = default;
+  KeywordShapes(const KeywordShapes&) = delete;
+  KeywordShapes& operator=(const KeywordShapes&) = delete;
+  ~KeywordShapes() {
+    for (auto& shape : shapes_) delete shape.load(std::memory_order_relaxed);
+  }
+
+  /*!
+   * \brief Find a known shape of `nargs` positional arguments and `num_keywords` keywords for
+   *        which `bind(shape)` succeeds: the last one used first, then the others.
+   */
+  template <typename Bind>
+  bool BindKnown(int32_t nargs, int32_t num_keywords, Bind bind) const {
+    const int32_t last = last_.load(std::memory_order_relaxed);
+    const Shape* shape = shapes_[last].load(std::memory_order_acquire);
+    if (shape == nullptr) return false;
+    if (shape->nargs == nargs && shape->num_keywords == num_keywords && bind(*shape)) return true;
+    for (int32_t i = 0; i < kMaxShapes; ++i) {
+      shape = shapes_[i].load(std::memory_order_acquire);
+      if (shape == nullptr) return false;
+      if (i != last && shape->nargs == nargs && shape->num_keywords == num_keywords &&
+          bind(*shape)) {
+        last_.store(i, std::memory_order_relaxed);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /*! \brief Remember a shape that bound (or make an equal one the last). */
+  void Remember(const Shape& shape) {
+    std::lock_guard<std::mutex> lock(mu_);
+    int32_t i = 0;
+    for (; i < kMaxShapes; ++i) {
+      const Shape* known = shapes_[i].load(std::memory_order_relaxed);
+      if (known == nullptr) {
+        shapes_[i].store(new Shape(shape), std::memory_order_release);
+        break;
+      }
+      if (known->nargs == shape.nargs && known->num_keywords == shape.num_keywords &&
+          std::memcmp(known->params, shape.params, sizeof(shape.params)) == 0) {
+        break;
+      }
+    }
+    if (i < kMaxShapes) last_.store(i, std::memory_order_relaxed);
+  }
+
+ private:
+  std::atomic<const Shape*> shapes_[kMaxShapes] = {};
+  mutable std::atomic<int32_t> last_{0};
+  std::mutex mu_;
+};
+
+}  // namespace kwcall
+
+#endif  // KWCALL_SRC_KEYWORD_SHAPES_H_
