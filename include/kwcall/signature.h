@@ -151,31 +151,20 @@ class SignatureBuilder {
  public:
   explicit SignatureBuilder(std::string name = "") : name_(std::move(name)) {}
 
-  /*! \brief A positional-only parameter (before `/`). */
-  SignatureBuilder& PositionalOnly(std::string name) {
-    return Add(std::move(name), ParamKind::kPositionalOnly, std::nullopt);
+  /*! \brief A positional-only parameter (before `/`), with an optional default value. */
+  template <typename... Default>
+  SignatureBuilder& PositionalOnly(std::string name, Default&&... value) {
+    return Add(std::move(name), ParamKind::kPositionalOnly, std::forward<Default>(value)...);
   }
-  template <typename T>
-  SignatureBuilder& PositionalOnly(std::string name, T&& default_value) {
-    return Add(std::move(name), ParamKind::kPositionalOnly,
-               ffi::Any(std::forward<T>(default_value)));
+  /*! \brief A positional-or-keyword parameter, with an optional default value. */
+  template <typename... Default>
+  SignatureBuilder& Param(std::string name, Default&&... value) {
+    return Add(std::move(name), ParamKind::kPositionalOrKeyword, std::forward<Default>(value)...);
   }
-  /*! \brief A positional-or-keyword parameter. */
-  SignatureBuilder& Param(std::string name) {
-    return Add(std::move(name), ParamKind::kPositionalOrKeyword, std::nullopt);
-  }
-  template <typename T>
-  SignatureBuilder& Param(std::string name, T&& default_value) {
-    return Add(std::move(name), ParamKind::kPositionalOrKeyword,
-               ffi::Any(std::forward<T>(default_value)));
-  }
-  /*! \brief A keyword-only parameter (after `*`). */
-  SignatureBuilder& KeywordOnly(std::string name) {
-    return Add(std::move(name), ParamKind::kKeywordOnly, std::nullopt);
-  }
-  template <typename T>
-  SignatureBuilder& KeywordOnly(std::string name, T&& default_value) {
-    return Add(std::move(name), ParamKind::kKeywordOnly, ffi::Any(std::forward<T>(default_value)));
+  /*! \brief A keyword-only parameter (after `*`), with an optional default value. */
+  template <typename... Default>
+  SignatureBuilder& KeywordOnly(std::string name, Default&&... value) {
+    return Add(std::move(name), ParamKind::kKeywordOnly, std::forward<Default>(value)...);
   }
   /*! \brief Mark the most recently added parameter for dataclass unpacking. */
   SignatureBuilder& Unpack() {
@@ -186,8 +175,14 @@ class SignatureBuilder {
   Signature Build() const { return Signature::Make(name_, params_); }
 
  private:
-  SignatureBuilder& Add(std::string name, ParamKind kind, std::optional<ffi::Any> value) {
-    params_.push_back(kwcall::Param{std::move(name), kind, std::move(value), false});
+  SignatureBuilder& Add(std::string name, ParamKind kind) {
+    params_.push_back(kwcall::Param{std::move(name), kind, std::nullopt, false});
+    return *this;
+  }
+  template <typename T>
+  SignatureBuilder& Add(std::string name, ParamKind kind, T&& value) {
+    params_.push_back(
+        kwcall::Param{std::move(name), kind, ffi::Any(std::forward<T>(value)), false});
     return *this;
   }
   std::string name_;

@@ -8,6 +8,9 @@ from ._signature import Signature
 
 _F = TypeVar("_F", bound=Function)
 
+#: kwcall's version (CMakeLists.txt's project version, compiled in).
+__version__: str
+
 class Function(tvm_ffi.Function):
     """A tvm_ffi.Function that binds keyword arguments in C++.
 
@@ -22,6 +25,12 @@ class Function(tvm_ffi.Function):
     def asobject(self) -> Function:
         """This function itself (tvm_ffi.convert hands it through unchanged)."""
 
+    def __copy__(self) -> Function:
+        """A copy sharing the native function."""
+
+    def __deepcopy__(self, memo: Any) -> Function:
+        """A copy sharing the native function."""
+
     @property
     def signature(self) -> Signature:
         """The kwcall.Signature this function binds."""
@@ -30,32 +39,24 @@ class Function(tvm_ffi.Function):
     def target(self) -> tvm_ffi.Function:
         """The function called with the bound arguments."""
 
-def new_function(
-    cls: type[_F],
-    handle: tvm_ffi.Function,
-    target: tvm_ffi.Function,
-    signature: Signature,
-    defaults: tuple[Any, ...],
-    unpack_fn: Callable[[Any], Any],
-    /,
-) -> _F:
-    """Create ``cls`` (kwcall.Function or a type from derive_type) around ``handle``, a C++
-    kwcall function; ``defaults`` holds one entry per parameter (``inspect.Parameter.empty``
-    where there is none) and ``unpack_fn`` flattens the values of unpacked parameters."""
-
-def new_unbound(cls: type[_F], /) -> _F:
-    """An instance of ``cls`` with no target yet: calls raise until ``bind``."""
+def new_unbound(cls: type[_F], message: str | None = None, /) -> _F:
+    """An instance of ``cls`` bound to nothing yet: calling it (from Python or, through its
+    handle, from C++) raises ``RuntimeError(message)`` until ``bind``."""
 
 def bind(
     fn: Function,
-    handle: tvm_ffi.Function,
-    target: tvm_ffi.Function,
+    target: Any,
+    ffi_target: tvm_ffi.Function,
     signature: Signature,
     defaults: tuple[Any, ...],
     unpack_fn: Callable[[Any], Any],
     /,
 ) -> None:
-    """Give an instance made by ``new_unbound`` its handle and binding (see new_function)."""
+    """Give an instance made by ``new_unbound`` its handle: the C++ kwcall function calling
+    ``ffi_target`` with ``signature``. ``target`` is what ``.target`` returns (Python callers
+    call it directly with the bound objects when it is not a tvm_ffi.Function); ``defaults``
+    holds one entry per parameter (``inspect.Parameter.empty`` where there is none) and
+    ``unpack_fn`` flattens the values of unpacked parameters."""
 
 def set_preprocess(
     fn: Function, preprocess: Callable[[tuple, dict], tuple[Any, dict]] | None, /
