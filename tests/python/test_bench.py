@@ -38,7 +38,7 @@ def test_quick_mode_writes_every_output(tmp_path):
         "on a plain C++ thread",
         "From Python",
         "Thread scaling",
-        "DESIGN.md performance targets",
+        "Performance targets (docs/DESIGN.md)",
     ):
         assert section in table
     for route in ("A", "B", "C", "D", "E", "F", "B kw", "C kw"):

@@ -72,7 +72,7 @@ def _scaling_table(cells: list[Cell], stream: str) -> list[str]:
 
 
 def design_targets(cells: list[Cell], device: str) -> list[tuple[str, str, bool]]:
-    """DESIGN.md's performance targets, each as (target, measured, met), on the scalar mix
+    """The performance targets of docs/DESIGN.md, each as (target, measured, met), on the scalar mix
     (the 3-tensor mix for the GPU launch target)."""
 
     def cell(route: str, caller: str, mix: str = "scalars") -> Cell:
@@ -161,7 +161,7 @@ def markdown(cells: list[Cell], meta: dict[str, Any]) -> str:
     for stream in streams:
         lines += ["", f"## Thread scaling, {titles[stream]}: calls per second", ""]
         lines += _scaling_table(cells, stream)
-    lines += ["", "## DESIGN.md performance targets", "", "| target | measured | met |"]
+    lines += ["", "## Performance targets (docs/DESIGN.md)", "", "| target | measured | met |"]
     lines += ["|---|---|---|"]
     for target, measured, met in design_targets(cells, meta["device"]):
         lines.append(f"| {target} | {measured} | {'yes' if met else '**no**'} |")
