@@ -185,6 +185,12 @@ PyObject* Binding::CallWithKwargsTail(PyObject* self, PyObject* const* args, Py_
   }
   const Py_ssize_t num_tail = tail / 2;
   const Py_ssize_t num_named = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  if (sentinel_at + num_tail + num_named > INT32_MAX) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s() got %zd arguments with a KWARGS tail; at most %d can be bound",
+                 signature_.name().c_str(), sentinel_at + num_tail + num_named, INT32_MAX);
+    return nullptr;
+  }
   PyObject* names = PyTuple_New(num_tail + num_named);
   if (names == nullptr) return nullptr;
   SmallArray<PyObject*> stack(static_cast<int32_t>(sentinel_at + num_tail + num_named));

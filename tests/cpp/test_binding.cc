@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "binder.h"
 #include "test_util.h"
 
 namespace kwcall {
@@ -157,6 +158,26 @@ TEST(Binding, WideSignaturesUseTheHeapFallback) {
   EXPECT_EQ(got[19], 19);
   EXPECT_EQ(got[20], -1);
   EXPECT_EQ(got[39], -1);
+}
+
+// No keywords: what a Python call with only positional arguments passes to BindSlots.
+struct NoKeys {
+  int32_t size() const { return 0; }
+  int32_t Find(int32_t) const { return -1; }
+  std::string_view Text(int32_t) const { return ""; }
+};
+
+TEST(Binding, PositionalCountsBeyondInt32AreReportedNotTruncated) {
+  // Python can pass more than 2**31 positional arguments; the count must reach the message
+  // intact, and slots (sized by the signature) must never be indexed by it.
+  Signature sig = SignatureBuilder("f").Param("a").Param("b").Build();
+  int32_t slots[2] = {7, 7};
+  std::string error;
+  const int64_t huge = (int64_t{1} << 31) + 1;
+  EXPECT_FALSE(BindSlots(sig, huge, NoKeys(), slots, &error));
+  EXPECT_EQ(error, "f() takes 2 positional arguments but 2147483649 were given");
+  EXPECT_EQ(slots[0], 0);
+  EXPECT_EQ(slots[1], 1);
 }
 
 TEST(Binding, RepeatedShapesCheckEveryNameAgain) {
