@@ -34,7 +34,7 @@ fi
 
 # Rebuild the Python package when any source that goes into it changed.
 src_hash=$(cat CMakeLists.txt pyproject.toml python/CMakeLists.txt \
-  $(find include src python -type f \( -name '*.h' -o -name '*.cc' -o -name '*.py' -o -name '*.pyi' \) | sort) \
+  $(find cmake include src python -type f \( -name '*.h' -o -name '*.cc' -o -name '*.inc' -o -name '*.in' -o -name '*.py' -o -name '*.pyi' \) | sort) \
   | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$VENV/.kwcall-build" 2>/dev/null)" != "$src_hash" ]; then
   step "pip install kwcall (scikit-build-core + CMake)"

@@ -1,5 +1,6 @@
 // FFI globals: kwcall for every tvm-ffi language.
 #include <kwcall/function.h>
+#include <kwcall/load.h>
 #include <kwcall/signature.h>
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/error.h>
@@ -44,6 +45,11 @@ TVM_FFI_STATIC_INIT_BLOCK() {
              return std::nullopt;
            })
       .def("kwcall.GetTarget", [](ffi::Function f) { return GetTarget(f); })
+      .def("kwcall.ExportedSignature",
+           [](ffi::Module mod, ffi::String name) -> ffi::Optional<Signature> {
+             if (auto sig = ExportedSignature(mod, name)) return *sig;
+             return std::nullopt;
+           })
       .def("kwcall.Limits",
            []() {
              ffi::Map<ffi::String, int64_t> limits;

@@ -12,8 +12,10 @@
 #ifndef KWCALL_KWCALL_H_
 #define KWCALL_KWCALL_H_
 
+#include <kwcall/export.h>
 #include <kwcall/function.h>
 #include <kwcall/kwargs.h>
+#include <kwcall/load.h>
 #include <kwcall/signature.h>
 
 #endif  // KWCALL_KWCALL_H_

@@ -11,6 +11,7 @@ import tvm_ffi  # noqa: F401  # loads libtvm_ffi before the extension
 
 from ._function import (
     Function,
+    load_function,
     make_kwargs_wrapper,
     make_kwargs_wrapper_from_signature,
     unpack_dataclass_to_tuple,
@@ -22,6 +23,7 @@ from ._signature import Signature
 __all__ = [
     "Function",
     "Signature",
+    "load_function",
     "make_kwargs_wrapper",
     "make_kwargs_wrapper_from_signature",
     "unpack_dataclass_to_tuple",

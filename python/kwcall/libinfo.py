@@ -1,40 +1,106 @@
-"""Where an installed kwcall keeps its C++ headers and library, and a helper that builds
-a C++ tvm-ffi module against them (tvm-ffi's own C++ tooling, plus kwcall)."""
+"""Where an installed kwcall keeps its C++ parts (headers, libkwcall, CMake package), and a
+helper that builds a C++ tvm-ffi module against them.
+
+The C++ parts are installed beside the compiled extension, ``kwcall/_kwcall*.so``; locating
+them from there works for wheel installs and for editable installs alike (where the Python
+files stay in the source tree).
+"""
 
 from __future__ import annotations
 
 import os
-import shutil
+import shlex
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-_ROOT = Path(__file__).resolve().parent
+import tvm_ffi.libinfo
+
+
+def package_dir() -> Path:
+    """The installed package folder that holds the extension and the C++ parts."""
+    from . import _kwcall
+
+    return Path(_kwcall.__file__).resolve().parent
 
 
 def include_dir() -> str:
     """The folder that holds ``kwcall/kwcall.h``."""
-    return str(_ROOT / "include")
+    return str(package_dir() / "include")
 
 
 def library_dir() -> str:
     """The folder that holds ``libkwcall.so``."""
-    return str(_ROOT / "lib")
+    return str(package_dir() / "lib")
+
+
+def cmake_dir() -> str:
+    """The folder that holds ``kwcallConfig.cmake`` (``-Dkwcall_DIR=...``)."""
+    return str(package_dir() / "share" / "cmake" / "kwcall")
+
+
+def cxxflags() -> list[str]:
+    """Compile flags for code that includes ``<kwcall/kwcall.h>`` (tvm-ffi's included)."""
+    return [
+        "-std=c++17",
+        f"-I{include_dir()}",
+        f"-I{tvm_ffi.libinfo.find_include_path()}",
+        f"-I{tvm_ffi.libinfo.find_dlpack_include_path()}",
+    ]
+
+
+def ldflags() -> list[str]:
+    """Link flags: the library folders, with run paths so the result finds them."""
+    tvm_lib = str(Path(tvm_ffi.libinfo.find_libtvm_ffi()).parent)
+    return [
+        f"-L{library_dir()}",
+        f"-Wl,-rpath,{library_dir()}",
+        f"-L{tvm_lib}",
+        f"-Wl,-rpath,{tvm_lib}",
+    ]
+
+
+def libs() -> list[str]:
+    """The libraries to link: libkwcall and libtvm_ffi."""
+    return ["-lkwcall", "-ltvm_ffi"]
 
 
 def build_module(name: str, sources: Sequence[str], build_directory: str | None = None) -> str:
-    """Compile C++ ``sources`` into a tvm-ffi module that may include ``<kwcall/kwcall.h>``;
-    returns the library path for ``tvm_ffi.load_module``."""
-    import tvm_ffi.cpp
+    """Compile C++ ``sources`` into a shared library that may include ``<kwcall/kwcall.h>`` and
+    export tvm-ffi functions; returns its path, for ``tvm_ffi.load_module``.
 
-    if shutil.which("ninja") is None:
-        # tvm_ffi.cpp runs `ninja`; a virtual environment that is not activated has it
-        # beside its Python only.
-        os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]
-    return tvm_ffi.cpp.build(
-        name,
-        sources=list(sources),
-        extra_include_paths=[include_dir()],
-        extra_ldflags=[f"-L{library_dir()}", "-lkwcall", f"-Wl,-rpath,{library_dir()}"],
-        build_directory=build_directory,
-    )
+    Runs the C++ compiler (``$CXX``, else ``c++``) once, in a subprocess; nothing in this
+    process (its environment included) changes. The library is rebuilt only when a source or
+    kwcall itself is newer than it.
+    """
+    out_dir = Path(build_directory) if build_directory else Path.cwd() / "build" / name
+    out_dir.mkdir(parents=True, exist_ok=True)
+    output = out_dir / f"lib{name}.so"
+    inputs = [Path(s) for s in sources] + [package_dir() / "lib" / "libkwcall.so"]
+    if output.exists() and all(output.stat().st_mtime >= p.stat().st_mtime for p in inputs):
+        return str(output)
+    compiler = shlex.split(os.environ.get("CXX", "c++"))
+    command = [
+        *compiler,
+        "-shared",
+        "-fPIC",
+        "-O2",
+        *cxxflags(),
+        *[str(s) for s in sources],
+        "-o",
+        str(output),
+        *ldflags(),
+        *libs(),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"kwcall.libinfo.build_module({name!r}) failed:\n{shlex.join(command)}\n"
+            f"{done.stdout}{done.stderr}"
+        )
+    return str(output)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit("use kwcall-config (python -m kwcall.config)")

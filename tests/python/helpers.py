@@ -81,15 +81,40 @@ def not_interned(name: str) -> str:
     return s
 
 
-def _c_vectorcall() -> Any:
-    # PyObject_Vectorcall is exported from 3.9; before 3.11 under its underscore name too.
-    for symbol in ("PyObject_Vectorcall", "_PyObject_Vectorcall"):
-        fn = getattr(ctypes.pythonapi, symbol, None)
-        if fn is not None:
-            fn.restype = ctypes.py_object
-            fn.argtypes = [ctypes.py_object, ctypes.c_void_p, ctypes.c_size_t, ctypes.py_object]
-            return fn
-    raise RuntimeError("this Python exports no PyObject_Vectorcall")
+_VECTORCALL_ARGS = [ctypes.py_object, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+_PY_TPFLAGS_HAVE_VECTORCALL = 1 << 11
+_PY_VECTORCALL_ARGUMENTS_OFFSET = 1 << (8 * ctypes.sizeof(ctypes.c_size_t) - 1)
+# offsetof(PyTypeObject, tp_vectorcall_offset): the object header (refcount, type, size), then
+# tp_name, tp_basicsize, tp_itemsize and tp_dealloc.
+_TP_VECTORCALL_OFFSET = 7 * ctypes.sizeof(ctypes.c_void_p)
+
+
+def _c_vectorcall() -> Callable[..., Any]:
+    """CPython's PyObject_Vectorcall. Before 3.11 it is an inline function, not an exported
+    symbol: do what it does (the type's vectorcall slot, else tp_call through
+    _PyObject_MakeTpCall)."""
+    fn = getattr(ctypes.pythonapi, "PyObject_Vectorcall", None)
+    if fn is not None:
+        fn.restype, fn.argtypes = ctypes.py_object, _VECTORCALL_ARGS
+        return fn
+    api = ctypes.pythonapi
+    api.PyThreadState_Get.restype, api.PyThreadState_Get.argtypes = ctypes.c_void_p, []
+    make_tp_call = api._PyObject_MakeTpCall
+    make_tp_call.restype = ctypes.py_object
+    make_tp_call.argtypes = [ctypes.c_void_p, *_VECTORCALL_ARGS]
+    as_vectorcall = ctypes.PYFUNCTYPE(ctypes.py_object, *_VECTORCALL_ARGS)
+
+    def call(callable_: Any, args: int, nargsf: int, kwnames: int | None) -> Any:
+        tp = type(callable_)
+        if tp.__flags__ & _PY_TPFLAGS_HAVE_VECTORCALL:
+            offset = ctypes.c_ssize_t.from_address(id(tp) + _TP_VECTORCALL_OFFSET).value
+            func = ctypes.c_void_p.from_address(id(callable_) + offset).value
+            if func:
+                return as_vectorcall(func)(callable_, args, nargsf, kwnames)
+        nargs = nargsf & ~_PY_VECTORCALL_ARGUMENTS_OFFSET
+        return make_tp_call(api.PyThreadState_Get(), callable_, args, nargs, kwnames)
+
+    return call
 
 
 def vectorcall(fn: Any, pos: tuple, kws: tuple[tuple[str, Any], ...], kwnames: Any = None) -> Any:
@@ -99,7 +124,9 @@ def vectorcall(fn: Any, pos: tuple, kws: tuple[tuple[str, Any], ...], kwnames: A
     if kwnames is None and kws:
         kwnames = tuple(k for k, _ in kws)
     array = (ctypes.py_object * max(len(values), 1))(*values)
-    return _c_vectorcall()(fn, ctypes.cast(array, ctypes.c_void_p), len(pos), kwnames)
+    # kwnames travels as a pointer: NULL (not None) when there are no keywords.
+    names = None if kwnames is None else id(kwnames)
+    return _c_vectorcall()(fn, ctypes.cast(array, ctypes.c_void_p), len(pos), names)
 
 
 @contextlib.contextmanager

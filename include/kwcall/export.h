@@ -1,0 +1,36 @@
+/*!
+ * \file kwcall/export.h
+ * \brief Ship a function's signature inside the shared library that exports the function.
+ *
+ * A C++ tvm-ffi library that exports `add` adds one line beside it:
+ *
+ *   TVM_FFI_DLL_EXPORT_TYPED_FUNC(add, Add);
+ *   KWCALL_EXPORT_SIGNATURE(add, R"({"version": 1, "name": "add", "params": [...]})");
+ *
+ * The JSON is what kwcall.Signature.to_json() and kwcall::Signature::ToJson() write. It is
+ * exported as the tvm-ffi function `__kwcall_signature_add` (symbol
+ * `__tvm_ffi___kwcall_signature_add`), which kwcall::LoadFunction and kwcall.load_function read.
+ * The exporting library needs only tvm-ffi's C API, not libkwcall; the JSON is checked when it
+ * is loaded.
+ */
+#ifndef KWCALL_EXPORT_H_
+#define KWCALL_EXPORT_H_
+
+#include <tvm/ffi/c_api.h>
+
+/*! \brief The prefix of the function that carries the signature of an exported function. */
+#define KWCALL_SIGNATURE_FUNCTION_PREFIX "__kwcall_signature_"
+
+/*!
+ * \brief Export `SignatureJson` (a string literal) as the signature of the exported function
+ *        `ExportName`.
+ */
+#define KWCALL_EXPORT_SIGNATURE(ExportName, SignatureJson)                     \
+  extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi___kwcall_signature_##ExportName( \
+      void*, const TVMFFIAny*, int32_t, TVMFFIAny* result) {                   \
+    static const char kJson[] = SignatureJson;                                 \
+    TVMFFIByteArray bytes{kJson, sizeof(kJson) - 1};                           \
+    return TVMFFIStringFromByteArray(&bytes, result);                          \
+  }
+
+#endif  // KWCALL_EXPORT_H_
