@@ -6,17 +6,10 @@ Ported (rewritten, not copied) from apache/tvm-ffi
 The reference implementation is ``tvm_ffi/utils/kwargs_wrapper.py`` from
 apache-tvm-ffi 0.1.15.post2.
 
-Differences from upstream that follow from kwcall's design
-------------------------------------------------------------
-* Targets are ``tvm_ffi.Function`` objects (Python callables are wrapped with
-  ``tvm_ffi.convert``), so every argument and return value crosses the FFI
-  boundary: tuples/lists come back as ``tvm_ffi.Array`` and dicts as
-  ``tvm_ffi.Map``.  Results are normalised with ``_py`` before comparing.
-  Arbitrary Python objects travel as opaque objects, so identity is kept.
-* Upstream ``test_special_default_values`` checks ``result[1] is default_list``
-  for a *list* default.  A list becomes an ``Array`` when it crosses the FFI
-  boundary, so identity is asserted with an opaque Python object instead and
-  the list default is compared by value.
+Every upstream assertion is kept as upstream states it: targets are Python callables (kwcall
+calls them with the bound objects themselves, so ``result[1] is default_list`` holds), and
+invalid specs raise with tvm-ffi's own messages. kwcall-specific cases (FFI targets, the
+kwcall.Function type) are marked as extra.
 
 Upstream cases skipped (exec-generated Python specifics that cannot apply)
 --------------------------------------------------------------------------
@@ -73,12 +66,12 @@ def _ffi(fn: Callable[..., Any]) -> tvm_ffi.Function:
     return tvm_ffi.convert(fn)
 
 
-def _summing_target() -> tvm_ffi.Function:
-    return _ffi(lambda *args: sum(args))
+def _summing_target() -> Callable[..., Any]:
+    return lambda *args: sum(args)
 
 
-def _echo_target() -> tvm_ffi.Function:
-    return _ffi(lambda *args: args)
+def _echo_target() -> Callable[..., Any]:
+    return lambda *args: args
 
 
 # --------------------------------------------------------------------------
@@ -237,53 +230,57 @@ def _target() -> tvm_ffi.Function:
 
 
 def test_validation_duplicate_positional_names() -> None:
-    with pytest.raises(ValueError, match="(?i)duplicate"):
+    with pytest.raises(ValueError, match="Duplicate argument names found"):
         kwcall.make_kwargs_wrapper(_target(), ["a", "b", "a"])
 
 
 def test_validation_duplicate_kwonly_names() -> None:
-    with pytest.raises(ValueError, match="(?i)duplicate"):
+    with pytest.raises(ValueError, match="Duplicate keyword-only argument names found"):
         kwcall.make_kwargs_wrapper(_target(), ["a"], kwonly_names=["b", "c", "b"])
 
 
 def test_validation_non_string_name() -> None:
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="Argument name must be a string"):
         kwcall.make_kwargs_wrapper(_target(), ["a", 123])  # type: ignore[list-item]
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="Keyword-only argument name must be a string"):
         kwcall.make_kwargs_wrapper(_target(), ["a"], kwonly_names=[None])  # type: ignore[list-item]
 
 
 def test_validation_invalid_identifier() -> None:
-    with pytest.raises(ValueError, match=re.escape("b-c")):
+    with pytest.raises(ValueError, match="not a valid Python identifier"):
         kwcall.make_kwargs_wrapper(_target(), ["a", "b-c"])
-    with pytest.raises(ValueError, match=re.escape("1x")):
+    with pytest.raises(ValueError, match=re.escape("'1x' is not a valid Python identifier")):
         kwcall.make_kwargs_wrapper(_target(), ["a"], kwonly_names=["1x"])
 
 
 def test_validation_python_keyword_name() -> None:
-    with pytest.raises(ValueError, match="(?i)keyword"):
+    with pytest.raises(
+        ValueError, match="is a Python keyword and cannot be used as a parameter name"
+    ):
         kwcall.make_kwargs_wrapper(_target(), ["a", "if"])
-    with pytest.raises(ValueError, match="(?i)keyword"):
+    with pytest.raises(
+        ValueError, match="is a Python keyword and cannot be used as a parameter name"
+    ):
         kwcall.make_kwargs_wrapper(_target(), ["a"], kwonly_names=["class"])
 
 
 def test_validation_arg_defaults_must_be_tuple() -> None:
-    with pytest.raises(TypeError, match="arg_defaults"):
+    with pytest.raises(TypeError, match="arg_defaults must be a tuple"):
         kwcall.make_kwargs_wrapper(_target(), ["a", "b"], arg_defaults=[10])  # type: ignore[arg-type]
 
 
 def test_validation_arg_defaults_too_long() -> None:
-    with pytest.raises(ValueError, match="arg_defaults"):
+    with pytest.raises(ValueError, match=r"arg_defaults has .* values but only"):
         kwcall.make_kwargs_wrapper(_target(), ["a"], arg_defaults=(1, 2, 3))
 
 
 def test_validation_positional_kwonly_overlap() -> None:
-    with pytest.raises(ValueError, match="(?i)keyword.only"):
+    with pytest.raises(ValueError, match="cannot be both positional and keyword-only"):
         kwcall.make_kwargs_wrapper(_target(), ["a", "b"], kwonly_names=["b"])
 
 
 def test_validation_kwonly_default_for_unknown_name() -> None:
-    with pytest.raises(ValueError, match="kwonly_names"):
+    with pytest.raises(ValueError, match="not in kwonly_names"):
         kwcall.make_kwargs_wrapper(
             _target(), ["a", "b"], kwonly_names=["c"], kwonly_defaults={"d": 10}
         )
@@ -295,7 +292,7 @@ def test_validation_kwonly_default_for_unknown_name() -> None:
     "reserved", ["__i_target_func", "__i_MISSING", "__i_arg_defaults", "__i_unpack"]
 )
 def test_validation_internal_name_conflict(reserved: str) -> None:
-    with pytest.raises(ValueError, match=re.escape(reserved)):
+    with pytest.raises(ValueError, match="conflict with internal names"):
         kwcall.make_kwargs_wrapper(_target(), [reserved, "b"])
     with pytest.raises(ValueError, match=re.escape(reserved)):
         kwcall.make_kwargs_wrapper(_target(), ["a"], kwonly_names=[reserved])
@@ -325,14 +322,19 @@ def test_object_default_reference_is_preserved() -> None:
     # the very same default object is used on every call (no copying)
     assert wrapper(2)[1] is marker
 
-    # A list default crosses the FFI boundary as an Array; compare by value.
+    # Complex objects as defaults: the object itself reaches the target.
     default_list = [1, 2, 3]
     wrapper = kwcall.make_kwargs_wrapper(
         _echo_target(), ["a", "b", "c"], arg_defaults=(default_list, None)
     )
     result = wrapper(1)
-    assert list(result[1]) == default_list
+    assert result[1] is default_list
     assert result[2] is None
+    # extra: through an FFI target the list arrives converted, with the same items.
+    wrapper = kwcall.make_kwargs_wrapper(
+        _ffi(lambda *args: args), ["a", "b", "c"], arg_defaults=(default_list, None)
+    )
+    assert list(wrapper(1)[1]) == default_list
 
 
 # --------------------------------------------------------------------------
@@ -389,7 +391,7 @@ def test_from_signature_rejects_var_positional() -> None:
     def with_varargs(a: Any, *args: Any) -> None:
         pass
 
-    with pytest.raises(ValueError, match=r"\*args"):
+    with pytest.raises(ValueError, match=r"\*args not supported"):
         kwcall.make_kwargs_wrapper_from_signature(
             _summing_target(), inspect.signature(with_varargs)
         )
@@ -399,7 +401,7 @@ def test_from_signature_rejects_var_keyword() -> None:
     def with_kwargs(a: Any, **kwargs: Any) -> None:
         pass
 
-    with pytest.raises(ValueError, match=r"\*\*kwargs"):
+    with pytest.raises(ValueError, match=r"\*\*kwargs not supported"):
         kwcall.make_kwargs_wrapper_from_signature(_summing_target(), inspect.signature(with_kwargs))
 
 
