@@ -329,6 +329,19 @@ PyObject* CreateDerivedType(const char* qualified_name, PyObject* extra_bases) {
   return type;
 }
 
+PyObject* NewErrorFunction(const char* message) {
+  void* handle = nullptr;
+  try {
+    handle = ErrorHandle(message);
+  } catch (const std::exception& err) {
+    PyErr_SetString(PyExc_RuntimeError, err.what());
+    return nullptr;
+  }
+  PyObject* fn = NewFfiFunction(handle);
+  TVMFFIObjectDecRef(handle);  // fn holds its own reference
+  return fn;
+}
+
 PyObject* NewUnbound(PyTypeObject* cls, const char* message) {
   if (!PyType_IsSubtype(cls, g_function_type)) {
     PyErr_SetString(PyExc_TypeError, "cls must be kwcall.Function or derived from it");

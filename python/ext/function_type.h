@@ -29,6 +29,9 @@ PyObject* CreateDerivedType(const char* qualified_name, PyObject* extra_bases);
  */
 PyObject* NewUnbound(PyTypeObject* cls, const char* message);
 
+/*! \brief A new tvm_ffi.Function that raises RuntimeError(`message`) when called. */
+PyObject* NewErrorFunction(const char* message);
+
 /*!
  * \brief Bind an unbound instance: its handle becomes the C++ kwcall function calling
  *        `ffi_target` (a tvm_ffi.Function) with `signature` (a kwcall.Signature).

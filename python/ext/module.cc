@@ -36,6 +36,16 @@ PyObject* PyNewUnbound(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   return NewUnbound(reinterpret_cast<PyTypeObject*>(args[0]), message);
 }
 
+// _kwcall.error_function(message)
+PyObject* PyErrorFunction(PyObject*, PyObject* message) {
+  const char* text = PyUnicode_Check(message) ? PyUnicode_AsUTF8(message) : nullptr;
+  if (text == nullptr) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "error_function(message: str)");
+    return nullptr;
+  }
+  return NewErrorFunction(text);
+}
+
 // _kwcall.bind(fn, target, ffi_target, signature, defaults, unpack_fn)
 PyObject* PyBind(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 6) {
@@ -68,6 +78,8 @@ PyMethodDef kMethods[] = {
     {"new_unbound", Fast(PyNewUnbound), METH_FASTCALL,
      "Create an instance of a kwcall.Function type with no target yet."},
     {"bind", Fast(PyBind), METH_FASTCALL, "Bind an instance made by new_unbound to its target."},
+    {"error_function", PyErrorFunction, METH_O,
+     "A tvm_ffi.Function that raises RuntimeError(message), from Python and C++ callers."},
     {"set_preprocess", Fast(PySetPreprocess), METH_FASTCALL,
      "Pass each call's (args, kwargs) through a Python step before binding."},
     {nullptr, nullptr, 0, nullptr}};

@@ -66,3 +66,7 @@ def set_preprocess(
 def derive_type(qualified_name: str, extra_bases: tuple[type, ...], /) -> type[Function]:
     """Create a type derived from kwcall.Function and ``extra_bases`` that keeps its
     vectorcall (a Python subclass would lose it)."""
+
+def error_function(message: str, /) -> tvm_ffi.Function:
+    """A tvm_ffi.Function that raises ``RuntimeError(message)`` when called, from Python and
+    from C++ callers alike."""

@@ -9,6 +9,7 @@ function is compared with stock CuTeDSL's object for the same compile.
 # fields of dataclasses) at compile time and does not resolve strings.
 import dataclasses
 import inspect
+import subprocess
 import warnings
 
 import kwcall
@@ -192,7 +193,8 @@ def test_install_and_uninstall(out):
             axpb, from_dlpack(out), Int32(1), 3, c=Int32(5), options="--enable-tvm-ffi"
         )
         assert isinstance(f, kwcall.Function)
-        with pytest.raises(TypeError, match=r"^wrapper\(\) missing"):
+        # Errors name the user's function, found on CuTeDSL's own frames (stock: "wrapper").
+        with pytest.raises(TypeError, match=r"^axpb\(\) missing"):
             f(out)
     finally:
         kwcute.uninstall()
@@ -254,3 +256,187 @@ def test_pointer_parameters_match_stock():
         expected = run(stock, buf, *args, **kwargs)
         assert run(ours, buf, *args, **kwargs) == expected
     assert run(ours, buf, buf.ctypes.data, 4.0) == 8.0  # a plain address works too
+
+
+# -- drop-in completeness -----------------------------------------------------------------------
+def test_compile_changes_nothing_in_cutedsl(out):
+    # kwcall.cute.compile builds its object from CuTeDSL's own result: the class CuTeDSL hands
+    # out stays its own the whole time, so other threads' compiles are untouched.
+    import threading
+
+    provider = kwcute._provider()
+    stock_class = provider.TVMFFIJitCompiledFunctionWithKwargs
+    seen, stop = set(), threading.Event()
+
+    def watch():
+        while not stop.is_set():
+            seen.add(provider.TVMFFIJitCompiledFunctionWithKwargs)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        for _ in range(3):
+            f = kwcute.compile(axpb, from_dlpack(out), Int32(1), 3, c=Int32(5))
+            assert run(f, out, out, 2, c=3) == axpb_expected(2, c=3)
+    finally:
+        stop.set()
+        watcher.join()
+    assert seen == {stock_class}
+    stock = cute.compile(
+        axpb, from_dlpack(out), Int32(1), 3, c=Int32(5), options="--enable-tvm-ffi"
+    )
+    assert type(stock) is stock_class
+
+
+def test_concurrent_kwcall_compiles_and_calls(out):
+    # CuTeDSL's compile is not thread-safe; kwcall's compiles take turns, and calls run freely.
+    import threading
+
+    buffers = [np.zeros(4, dtype=np.float32) for _ in range(4)]
+    results, errors = {}, []
+
+    def work(i):
+        try:
+            f = kwcute.compile(axpb, from_dlpack(buffers[i]), Int32(1), 3, c=Int32(5))
+            results[i] = [run(f, buffers[i], buffers[i], i, c=k) for k in range(20)]
+        except BaseException as error:  # reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+    for i in range(4):
+        assert results[i] == [axpb_expected(i, c=k) for k in range(20)]
+
+
+def test_stock_object_api_keeps_working(compiled, out):
+    import copy
+
+    provider = kwcute._provider()
+    stock, ours = compiled
+    # __tvm_ffi_object__: the raw native function, as stock returns it.
+    assert ours.__tvm_ffi_object__() is ours._tvm_ffi_function
+    assert isinstance(stock.__tvm_ffi_object__(), tvm_ffi.Function)
+    # isinstance against CuTeDSL's class keeps its meaning.
+    assert isinstance(ours, provider.TVMFFIJitCompiledFunctionWithKwargs)
+    assert isinstance(ours, provider.TVMFFIJitCompiledFunctionBase)
+    # copy.copy: a working copy sharing CuTeDSL's state (stock's copy does the same).
+    for twin in (copy.copy(ours), copy.deepcopy(ours)):
+        assert type(twin) is type(ours)
+        assert twin.engine is ours.engine and twin._tvm_ffi_function is ours._tvm_ffi_function
+        assert twin.__chandle__() == ours.__chandle__()
+        assert run(twin, out, out, 2, c=3) == axpb_expected(2, c=3)
+    assert run(copy.copy(stock), out, out, 2, c=3) == axpb_expected(2, c=3)
+
+
+def test_install_keeps_isinstance_for_classes_imported_before(out):
+    from cutlass.cutlass_dsl.tvm_ffi_provider import TVMFFIJitCompiledFunctionWithKwargs as Stock
+
+    assert kwcute.install()
+    try:
+        f = cute.compile(
+            axpb, from_dlpack(out), Int32(1), 3, c=Int32(5), options="--enable-tvm-ffi"
+        )
+    finally:
+        kwcute.uninstall()
+    assert isinstance(f, Stock) and isinstance(f, kwcall.Function)
+    assert kwcute.is_compiled_function(f)
+
+
+@cute.jit
+def posonly(out: cute.Tensor, a: Int32, b: Int32, /, *, c: Int32 = Int32(0)):  # noqa: B008
+    out[0] = Float32(a) * 10.0 + Float32(b) + Float32(c) * 100.0
+
+
+def test_positional_only_parameters_follow_python(out):
+    stock = cute.compile(posonly, from_dlpack(out), Int32(1), Int32(2), options="--enable-tvm-ffi")
+    ours = kwcute.compile(posonly, from_dlpack(out), Int32(1), Int32(2))
+    assert str(inspect.signature(ours)) == "(out, a, b, /, *, c=0)"
+    assert run(ours, out, out, 3, 4) == 34.0
+    assert run(ours, out, out, 3, 4, c=1) == 134.0
+    # Stock accepts b by keyword (its spec drops "/"); Python and kwcall do not.
+    assert run(stock, out, out, 3, b=4) == 34.0
+
+    def reference(out, a, b, /, *, c=0):
+        pass
+
+    reference.__qualname__ = "posonly"
+    with pytest.raises(TypeError) as expected:
+        reference(out, 3, b=4)
+    with pytest.raises(TypeError) as got:
+        ours(out, 3, b=4)
+    assert str(got.value) == str(expected.value)
+    assert "positional-only arguments passed as keyword arguments: 'b'" in str(got.value)
+    # From C++ (tvm-ffi's KWARGS convention, on the native handle) too.
+    name = f"kwcall_test.posonly.{id(ours)}"
+    tvm_ffi.register_global_func(name, ours, override=True)
+    with pytest.raises(TypeError) as from_cpp:
+        tvm_ffi.get_global_func(name)(out, 3, tvm_ffi.core.KWARGS, "b", 4)
+    tvm_ffi.remove_global_func(name)
+    assert str(from_cpp.value) == str(expected.value)
+
+
+def test_no_engine_compile_raises_clearly_and_replaces_nothing_silently(out):
+    ours = kwcute.compile(axpb, from_dlpack(out), Int32(1), 3, c=Int32(5), no_jit_engine=True)
+    assert ours._tvm_ffi_function is None
+    assert str(ours.signature) == "(out, a, b=1.5, *, c, d=10)"
+    with pytest.raises(RuntimeError, match=r"axpb\(\) has no native function here: .*export_to_c"):
+        ours(out, 2, c=3)
+    with pytest.raises(RuntimeError, match="has no native function here"):
+        ours.run_compiled_program([out, 2, 0.5, 3, 1])
+    # An existing global of that name survives a registration that does not override...
+    name = f"kwcall_test.no_engine.{id(ours)}"
+    tvm_ffi.register_global_func(name, lambda: "kept")
+    with pytest.raises(Exception, match="already registered"):
+        tvm_ffi.register_global_func(name, ours)
+    assert tvm_ffi.get_global_func(name)() == "kept"
+    # ...and one that does gives C++ callers the same clear error, never a missing function.
+    tvm_ffi.register_global_func(name, ours, override=True)
+    with pytest.raises(RuntimeError, match="has no native function here"):
+        tvm_ffi.get_global_func(name)(out, 2, tvm_ffi.core.KWARGS, "c", 3)
+    tvm_ffi.remove_global_func(name)
+    # Passed to C++ as an argument it is a valid function (stock's object crashes the process).
+    echo = tvm_ffi.get_global_func("testing.echo")
+    assert echo(ours).__chandle__() == ours.__chandle__()
+
+
+def test_export_to_c_ships_the_signature(compiled, tmp_path):
+    _, ours = compiled
+    obj = tmp_path / "axpb.o"
+    sidecar = kwcute.export_to_c(ours, str(obj), function_name="axpb_aot")
+    assert kwcall.Signature.from_json(open(sidecar).read()) == ours.signature
+    symbols = subprocess.run(["nm", str(obj)], capture_output=True, text=True).stdout
+    assert "__tvm_ffi_axpb_aot" in symbols
+    assert "__tvm_ffi___kwcall_signature_axpb_aot" in symbols
+    no_engine = kwcute.compile(
+        axpb, from_dlpack(np.zeros(4, np.float32)), Int32(1), 3, c=Int32(5), no_jit_engine=True
+    )
+    kwcute.export_to_c(no_engine, str(tmp_path / "ne.o"), function_name="axpb_ne")
+    assert (
+        "__tvm_ffi___kwcall_signature_axpb_ne"
+        in subprocess.run(["nm", str(tmp_path / "ne.o")], capture_output=True, text=True).stdout
+    )
+    with pytest.raises(ValueError, match="function_name must be a C identifier"):
+        kwcute.export_to_c(ours, str(tmp_path / "x.o"), function_name="a-b")
+
+
+def test_exported_library_loads_with_keywords(compiled, out, tmp_path):
+    # CuTeDSL's "AOT use" route: link the object into a shared library with CuTeDSL's runtime
+    # libraries, load it with tvm-ffi; kwcall.load_function restores the keywords.
+    _, ours = compiled
+    obj = tmp_path / "axpb.o"
+    kwcute.export_to_c(ours, str(obj), function_name="axpb_lib")
+    runtime = cute.runtime.find_runtime_libraries(enable_tvm_ffi=True)
+    lib = tmp_path / "libaxpb.so"
+    subprocess.run(["c++", "-shared", "-o", str(lib), str(obj), *runtime], check=True)
+    try:
+        module = tvm_ffi.load_module(str(lib))
+    except Exception as error:  # the runtime libraries need a CUDA driver to load
+        pytest.skip(f"CuTeDSL's runtime libraries do not load here: {error}")
+    f = kwcall.load_function(module, "axpb_lib")
+    assert str(f.signature) == "(out, a, b=1.5, *, c, d=10)"
+    assert run(f, out, out, 2, c=3) == axpb_expected(2, c=3)
+    assert run(f, out, out, 2, 0.5, d=1, c=3) == axpb_expected(2, 0.5, c=3, d=1)

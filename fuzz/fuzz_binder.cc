@@ -1,0 +1,804 @@
+// libFuzzer target for the C++ binder: a random signature, then random packed calls of the real
+// kwcall function (around an echo target), each checked against a reference binder written
+// here, separately from src/, straight from CPython's rules. Any disagreement aborts.
+//
+// The input drives everything through FuzzedDataProvider: the signature (up to 90 parameters
+// of every kind, with or without defaults, names of every tvm-ffi string length class), then
+// calls until the input runs out: positional arguments, the KWARGS sentinel anywhere, keyword
+// names in every packed form, malformed tails, and repeats of a call with other names at the
+// same keyword positions (the keyword-shape cache).
+#include <fuzzer/FuzzedDataProvider.h>
+#include <kwcall/kwcall.h>
+#include <tvm/ffi/container/array.h>
+#include <tvm/ffi/error.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kwcall {
+namespace {
+
+[[noreturn]] void Fail(const std::string& what) {
+  std::fprintf(stderr, "fuzz_binder: %s\n", what.c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+// Parameter names, one or more of each length class a packed name can take: up to 7 bytes
+// (a small string), exactly 8 (the whole compare prefix), longer (some sharing an 8-byte
+// prefix), and unicode identifiers of several byte lengths.
+const std::vector<std::string>& NamePool() {
+  static const std::vector<std::string> pool = [] {
+    std::vector<std::string> names = {
+        "a", "b", "c", "k", "m", "x", "_", "__", "self", "alpha", "beta", "gamma", "alpha_7",
+        "stream0", "abcdefgh", "alpha_88", "stream_8", "abcdefgh1", "abcdefgh2", "abcdefghij",
+        "alpha_888", "stream_8_long", "a_rather_long_parameter_name", "a_rather_long_parameter_namf",
+        "\u00e9",                                            // 2 bytes
+        "x\u0301",                                           // a combining mark, 3 bytes
+        "\u03a9",                                            // 2 bytes
+        "\u03b1\u03b2\u03b3",                                // 6 bytes
+        "\u03b1\u03b2\u03b3\u03b4",                          // 8 bytes
+        "\u03b1\u03b2\u03b3\u03b4\u03b5",                    // 10 bytes
+        "\u53d8\u91cf",                                      // 6 bytes
+        "\u540d\u524d\u3067\u3059",                          // 12 bytes
+        "\u043f\u0435\u0440\u0435\u043c\u0435\u043d\u043d",  // 16 bytes
+    };
+    names.push_back(std::string(100, 'q'));
+    names.push_back("z" + std::string(kMaxNameBytes - 1, '9'));  // the longest name allowed
+    return names;
+  }();
+  return pool;
+}
+
+// Keywords that name no parameter but come close to some: case, one byte, a NUL byte, a cut
+// UTF-8 sequence, invalid UTF-8, the empty name, one byte over the name limit.
+const std::vector<std::string>& NearMisses() {
+  static const std::vector<std::string> keys = {
+      "Alpha", "alhpa", "ALPHA", "alpha_8", "abcdefgi", "", std::string("a\0", 2),
+      std::string("al\0pha", 6), std::string("abcdefgh\0", 9), std::string("abcdefgh\0" "1", 10),
+      "\xff", "alpha\x80", "\xce", "\u03b1\u03b2\u03b3\xce", "\xc0\x80", std::string(101, 'q'),
+      std::string(kMaxNameBytes + 1, 'z'), "p0\x01", "self\x7f"};
+  return keys;
+}
+
+// What one packed argument is.
+enum class ItemKind { kInt, kFloat, kNone, kBool, kObject, kSentinel, kName, kNullRawStr };
+// The packed forms of a keyword name.
+enum class NameForm {
+  kRawStr,       // a C string
+  kSmallStr,     // a small string packed by hand (names of up to 7 bytes)
+  kString,       // ffi::String(data, size): small up to 7 bytes, an object beyond
+  kHeapString,   // ffi::String(std::string&&): always a string object
+  kKwCStr,       // kwcall::Kw(const char*, v).name
+  kKwStdString,  // kwcall::Kw(std::string, v).name
+  kKwString,     // kwcall::Kw(ffi::String, v).name
+};
+constexpr int kNumNameForms = 7;
+
+struct Item {
+  ItemKind kind = ItemKind::kInt;
+  int64_t id = 0;
+  NameForm form = NameForm::kRawStr;
+  std::string text;  // kName: the bytes given
+  // kName forms that point at a C string: one buffer per item, reused when the item's text
+  // changes, so that a repeat passes the same pointer with another name behind it.
+  std::shared_ptr<std::vector<char>> buffer;
+};
+
+// Forms that are read as C strings stop at the first NUL byte.
+bool ReadsAsCString(NameForm form) {
+  return form == NameForm::kRawStr || form == NameForm::kKwCStr || form == NameForm::kKwStdString;
+}
+
+std::string EffectiveText(const Item& item) {
+  if (!ReadsAsCString(item.form)) return item.text;
+  return item.text.substr(0, item.text.find('\0'));
+}
+
+TVMFFIAny Raw(const ffi::AnyView& view) {
+  TVMFFIAny raw;
+  std::memcpy(&raw, &view, sizeof(raw));
+  return raw;
+}
+
+// The packed array of one call, with everything it points at.
+struct Packed {
+  std::vector<TVMFFIAny> args;
+  std::deque<std::string> strings;
+  std::vector<ffi::String> objects;
+};
+
+const char* FillBuffer(Item* item) {
+  if (item->buffer == nullptr) item->buffer = std::make_shared<std::vector<char>>(2 * kMaxNameBytes);
+  std::memcpy(item->buffer->data(), item->text.data(), item->text.size());
+  (*item->buffer)[item->text.size()] = '\0';
+  return item->buffer->data();
+}
+
+TVMFFIAny PackName(Item* item, Packed* packed) {
+  const std::string& text = item->text;
+  switch (item->form) {
+    case NameForm::kRawStr: {
+      TVMFFIAny raw{};
+      raw.type_index = kTVMFFIRawStr;
+      raw.v_c_str = FillBuffer(item);
+      return raw;
+    }
+    case NameForm::kSmallStr:
+      if (text.size() < sizeof(TVMFFIAny::v_bytes)) {
+        TVMFFIAny raw{};
+        raw.type_index = kTVMFFISmallStr;
+        raw.small_str_len = static_cast<uint32_t>(text.size());
+        std::memcpy(raw.v_bytes, text.data(), text.size());
+        return raw;
+      }
+      [[fallthrough]];
+    case NameForm::kString:
+      packed->objects.push_back(ffi::String(text.data(), text.size()));
+      return Raw(packed->objects.back());
+    case NameForm::kHeapString:
+      packed->objects.push_back(ffi::String(std::string(text)));
+      return Raw(packed->objects.back());
+    case NameForm::kKwCStr:
+      return Kw<int64_t>(FillBuffer(item), 0).name;
+    case NameForm::kKwStdString:
+      packed->strings.push_back(text);
+      return Kw<int64_t>(packed->strings.back(), 0).name;
+    case NameForm::kKwString:
+      packed->objects.push_back(ffi::String(text.data(), text.size()));
+      return Kw<int64_t>(packed->objects.back(), 0).name;
+  }
+  Fail("unknown name form");
+}
+
+TVMFFIAny PackItem(Item* item, Packed* packed) {
+  TVMFFIAny raw{};
+  switch (item->kind) {
+    case ItemKind::kInt:
+      raw.type_index = kTVMFFIInt;
+      raw.v_int64 = item->id;
+      return raw;
+    case ItemKind::kFloat:
+      raw.type_index = kTVMFFIFloat;
+      raw.v_float64 = 0.5 + static_cast<double>(item->id);
+      return raw;
+    case ItemKind::kNone:
+      raw.type_index = kTVMFFINone;
+      return raw;
+    case ItemKind::kBool:
+      raw.type_index = kTVMFFIBool;
+      raw.v_int64 = item->id & 1;
+      return raw;
+    case ItemKind::kObject:
+      packed->objects.push_back(ffi::String(std::string("value_") + std::to_string(item->id)));
+      return Raw(packed->objects.back());
+    case ItemKind::kSentinel:
+      return Raw(ffi::AnyView(KwargsSentinel()));
+    case ItemKind::kName:
+      return PackName(item, packed);
+    case ItemKind::kNullRawStr:
+      raw.type_index = kTVMFFIRawStr;
+      raw.v_c_str = nullptr;
+      return raw;
+  }
+  Fail("unknown item kind");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reference: CPython's initialize_locals for `def name(<params>)`, written out plainly,
+// after kwcall's own rules for the packed convention (a full-arity call without the sentinel
+// is forwarded as it is; a malformed KWARGS tail is a TypeError of its own).
+
+struct Expected {
+  enum What { kValues, kTypeError, kMalformed, kValueError } what = kValues;
+  std::vector<TVMFFIAny> values;  // kValues: what the target receives
+  std::string text;               // kTypeError, kValueError
+  bool may_suggest = false;       // an unknown keyword: 3.13 may append a suggestion
+};
+
+Expected Error(std::string text, bool may_suggest = false) {
+  Expected out;
+  out.what = Expected::kTypeError;
+  out.text = std::move(text);
+  out.may_suggest = may_suggest;
+  return out;
+}
+
+std::string Plural(int64_t n, const std::string& word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+// 'a' / 'a' and 'b' / 'a', 'b', and 'c'
+std::string NaturalList(const std::vector<std::string>& names) {
+  std::vector<std::string> quoted;
+  for (const std::string& name : names) quoted.push_back("'" + name + "'");
+  if (quoted.size() == 1) return quoted[0];
+  if (quoted.size() == 2) return quoted[0] + " and " + quoted[1];
+  std::string out;
+  for (size_t i = 0; i + 1 < quoted.size(); ++i) out += quoted[i] + ", ";
+  return out + "and " + quoted.back();
+}
+
+Expected Reference(const Signature& sig, const std::vector<Item>& items,
+                   const std::vector<TVMFFIAny>& packed, int64_t count) {
+  const std::string name = sig.name();
+  Expected out;
+  if (count < 0) {
+    out.what = Expected::kValueError;
+    out.text = name + "(): invalid argument count " + std::to_string(count);
+    return out;
+  }
+  const int64_t n = static_cast<int64_t>(items.size());
+  const int64_t num_params = sig.num_params();
+  int64_t split = n;
+  for (int64_t i = 0; i < n; ++i) {
+    if (items[i].kind == ItemKind::kSentinel) {
+      split = i;
+      break;
+    }
+  }
+  if (split == n && n == num_params) {
+    out.values = packed;
+    return out;
+  }
+  const int64_t tail = split < n ? n - split - 1 : 0;
+  if (tail % 2 != 0) return Expected{Expected::kMalformed};
+  std::vector<std::string> keys;
+  for (int64_t i = split + 1; i < n; i += 2) {
+    if (items[i].kind != ItemKind::kName || items[i + 1].kind == ItemKind::kSentinel) {
+      return Expected{Expected::kMalformed};
+    }
+    keys.push_back(EffectiveText(items[i]));
+  }
+
+  int64_t num_positional = 0;
+  int64_t num_posonly = 0;
+  int64_t num_positional_defaults = 0;
+  for (int64_t i = 0; i < num_params; ++i) {
+    const ParamKind kind = sig.param(static_cast<int32_t>(i)).kind;
+    if (kind == ParamKind::kKeywordOnly) continue;
+    ++num_positional;
+    if (kind == ParamKind::kPositionalOnly) ++num_posonly;
+    if (sig.has_default(static_cast<int32_t>(i))) ++num_positional_defaults;
+  }
+  std::vector<std::optional<TVMFFIAny>> value(num_params);
+  const int64_t nargs = split;
+  for (int64_t i = 0; i < std::min(nargs, num_positional); ++i) value[i] = packed[i];
+  for (size_t k = 0; k < keys.size(); ++k) {
+    int64_t param = -1;
+    for (int64_t i = num_posonly; i < num_params && param < 0; ++i) {
+      if (sig.param_name(static_cast<int32_t>(i)) == keys[k]) param = i;
+    }
+    if (param < 0) {
+      std::vector<std::string> conflicts;
+      for (int64_t i = 0; i < num_posonly; ++i) {
+        for (const std::string& key : keys) {
+          if (key == sig.param_name(static_cast<int32_t>(i))) conflicts.push_back(key);
+        }
+      }
+      if (!conflicts.empty()) {
+        std::string names;
+        for (const std::string& conflict : conflicts) names += (names.empty() ? "" : ", ") + conflict;
+        return Error(name +
+                     "() got some positional-only arguments passed as keyword arguments: '" +
+                     names + "'");
+      }
+      return Error(name + "() got an unexpected keyword argument '" + keys[k] + "'", true);
+    }
+    if (value[param].has_value()) {
+      return Error(name + "() got multiple values for argument '" +
+                   sig.param_name(static_cast<int32_t>(param)) + "'");
+    }
+    value[param] = packed[split + 2 + 2 * k];
+  }
+  if (nargs > num_positional) {
+    int64_t kwonly_given = 0;
+    for (int64_t i = num_positional; i < num_params; ++i) kwonly_given += value[i].has_value();
+    std::string text = name + "() takes ";
+    if (num_positional_defaults > 0) {
+      text += "from " + std::to_string(num_positional - num_positional_defaults) + " to " +
+              std::to_string(num_positional) + " positional arguments";
+    } else {
+      text += Plural(num_positional, "positional argument");
+    }
+    text += " but " + std::to_string(nargs);
+    if (kwonly_given > 0) {
+      text += std::string(" positional argument") + (nargs == 1 ? "" : "s") + " (and " +
+              Plural(kwonly_given, "keyword-only argument") + ")";
+    }
+    text += nargs == 1 && kwonly_given == 0 ? " was given" : " were given";
+    return Error(text);
+  }
+  std::vector<std::string> missing;
+  for (int64_t i = 0; i < num_positional - num_positional_defaults; ++i) {
+    if (!value[i].has_value()) missing.push_back(sig.param_name(static_cast<int32_t>(i)));
+  }
+  if (!missing.empty()) {
+    return Error(name + "() missing " + Plural(missing.size(), "required positional argument") +
+                 ": " + NaturalList(missing));
+  }
+  for (int64_t i = num_positional; i < num_params; ++i) {
+    if (!value[i].has_value() && !sig.has_default(static_cast<int32_t>(i))) {
+      missing.push_back(sig.param_name(static_cast<int32_t>(i)));
+    }
+  }
+  if (!missing.empty()) {
+    return Error(name + "() missing " + Plural(missing.size(), "required keyword-only argument") +
+                 ": " + NaturalList(missing));
+  }
+  for (int64_t i = 0; i < num_params; ++i) {
+    out.values.push_back(value[i].has_value()
+                             ? *value[i]
+                             : Raw(ffi::AnyView(sig.default_value(static_cast<int32_t>(i)))));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running a call and comparing.
+
+struct Outcome {
+  bool ok = false;
+  ffi::Any result;
+  std::string kind;
+  std::string message;
+};
+
+// What the echo target put in its array for a packed argument: the same value, with a C
+// string turned into a string (the array owns its items).
+bool SameValue(const TVMFFIAny& want, const ffi::Any& got_any) {
+  const TVMFFIAny& got = *reinterpret_cast<const TVMFFIAny*>(&got_any);
+  if (want.type_index == kTVMFFIRawStr) {
+    auto text = got_any.try_cast<ffi::String>();
+    return text.has_value() && std::string(*text) == std::string(want.v_c_str);
+  }
+  if (want.type_index != got.type_index) return false;
+  if (want.type_index == kTVMFFISmallStr) {
+    return want.small_str_len == got.small_str_len &&
+           std::memcmp(want.v_bytes, got.v_bytes, want.small_str_len) == 0;
+  }
+  if (want.type_index == kTVMFFINone) return true;
+  return want.v_int64 == got.v_int64;
+}
+
+std::string Describe(const Outcome& got) {
+  if (!got.ok) return "error " + got.kind + ": " + got.message;
+  std::string out = "values [";
+  for (const ffi::Any& item : got.result.cast<ffi::Array<ffi::Any>>()) {
+    const TVMFFIAny& raw = *reinterpret_cast<const TVMFFIAny*>(&item);
+    out += std::to_string(raw.type_index) + ":" + std::to_string(raw.v_int64) + " ";
+  }
+  return out + "]";
+}
+
+std::string Describe(const Expected& want) {
+  switch (want.what) {
+    case Expected::kValues: {
+      std::string out = "values [";
+      for (const TVMFFIAny& raw : want.values) {
+        out += std::to_string(raw.type_index) + ":" + std::to_string(raw.v_int64) + " ";
+      }
+      return out + "]";
+    }
+    case Expected::kTypeError:
+      return "TypeError: " + want.text;
+    case Expected::kMalformed:
+      return "TypeError for a malformed KWARGS tail";
+    case Expected::kValueError:
+      return "ValueError: " + want.text;
+  }
+  return "?";
+}
+
+bool Matches(const Signature& sig, const Expected& want, const Outcome& got) {
+  switch (want.what) {
+    case Expected::kValues: {
+      if (!got.ok) return false;
+      auto values = got.result.try_cast<ffi::Array<ffi::Any>>();
+      if (!values.has_value() || values->size() != want.values.size()) return false;
+      for (size_t i = 0; i < want.values.size(); ++i) {
+        if (!SameValue(want.values[i], (*values)[i])) return false;
+      }
+      return true;
+    }
+    case Expected::kMalformed:
+      return !got.ok && got.kind == "TypeError" && got.message.rfind(sig.name() + "(): ", 0) == 0;
+    case Expected::kValueError:
+      return !got.ok && got.kind == "ValueError" && got.message == want.text;
+    case Expected::kTypeError: {
+      if (got.ok || got.kind != "TypeError") return false;
+      if (got.message == want.text) return true;
+      // CPython 3.13's "Did you mean" names a parameter that may be passed by keyword; which
+      // one is suggest.cc's business (tested against CPython elsewhere).
+      if (!want.may_suggest || got.message.rfind(want.text + ". Did you mean '", 0) != 0) {
+        return false;
+      }
+      for (int32_t i = sig.posonly_count(); i < sig.num_params(); ++i) {
+        if (got.message == want.text + ". Did you mean '" + sig.param_name(i) + "'?") return true;
+      }
+      return false;
+    }
+  }
+  return false;
+}
+
+// The entry points a caller can use.
+enum class Entry { kCallPacked, kSafeCall, kKwcallCall, kNullArgs, kNegativeCount };
+
+Outcome Run(const ffi::Function& f, Entry entry, const std::vector<Item>& items,
+            const std::vector<TVMFFIAny>& args) {
+  Outcome out;
+  try {
+    switch (entry) {
+      case Entry::kCallPacked:
+        f.CallPacked(reinterpret_cast<const ffi::AnyView*>(args.data()),
+                     static_cast<int32_t>(args.size()), &out.result);
+        break;
+      case Entry::kSafeCall: {
+        // Through the C ABI (safe_call), with a private copy: the callee may not write to it,
+        // but the C signature takes it non-const.
+        std::vector<TVMFFIAny> copy = args;
+        TVMFFIAny result{};
+        result.type_index = kTVMFFINone;
+        TVM_FFI_CHECK_SAFE_CALL(TVMFFIFunctionCall(const_cast<ffi::FunctionObj*>(f.get()),
+                                                   copy.empty() ? nullptr : copy.data(),
+                                                   static_cast<int32_t>(copy.size()), &result));
+        out.result = ffi::details::AnyUnsafe::MoveTVMFFIAnyToAny(&result);
+        break;
+      }
+      case Entry::kKwcallCall: {
+        // Only for calls of this exact shape: up to two integers, the sentinel, one or two
+        // keywords given as kwcall::Kw with integer values.
+        const size_t nargs = items.size() % 2 == 0 ? items.size() - 5 : items.size() - 3;
+        auto kw = [&](size_t i) {
+          const Item& key = items[i];
+          const int64_t value = items[i + 1].id;
+          switch (key.form) {
+            case NameForm::kKwStdString:
+              return Kw<int64_t>(std::string(key.text), value);
+            case NameForm::kKwString:
+              return Kw<int64_t>(ffi::String(key.text.data(), key.text.size()), value);
+            default:
+              return Kw<int64_t>(key.buffer->data(), value);
+          }
+        };
+        // Kw keeps a view of a std::string or ffi::String name: keep those alive.
+        std::deque<std::string> names;
+        std::vector<ffi::String> strings;
+        auto hold = [&](size_t i) {
+          const Item& key = items[i];
+          if (key.form == NameForm::kKwStdString) {
+            names.push_back(key.text);
+            return Kw<int64_t>(names.back(), items[i + 1].id);
+          }
+          if (key.form == NameForm::kKwString) {
+            strings.push_back(ffi::String(key.text.data(), key.text.size()));
+            return Kw<int64_t>(strings.back(), items[i + 1].id);
+          }
+          return kw(i);
+        };
+        const int64_t p0 = nargs > 0 ? items[0].id : 0;
+        const int64_t p1 = nargs > 1 ? items[1].id : 0;
+        const bool two = items.size() - nargs == 5;
+        if (nargs == 0) {
+          out.result = two ? Call(f, hold(1), hold(3)) : Call(f, hold(1));
+        } else if (nargs == 1) {
+          out.result = two ? Call(f, p0, hold(2), hold(4)) : Call(f, p0, hold(2));
+        } else {
+          out.result = two ? Call(f, p0, p1, hold(3), hold(5)) : Call(f, p0, p1, hold(3));
+        }
+        break;
+      }
+      case Entry::kNullArgs:
+        f.CallPacked(nullptr, 0, &out.result);
+        break;
+      case Entry::kNegativeCount:
+        f.CallPacked(nullptr, -1, &out.result);
+        break;
+    }
+    out.ok = true;
+  } catch (const ffi::Error& err) {
+    out.kind = err.kind();
+    out.message = err.message();
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding the input.
+
+ffi::Any MakeDefault(FuzzedDataProvider& in, int32_t i) {
+  switch (in.ConsumeIntInRange(0, 7)) {
+    case 0:
+      return ffi::String(std::string("a default string ") + std::to_string(i));  // an object
+    case 1:
+      return ffi::String("d" + std::to_string(i % 100));  // small
+    case 2:
+      return nullptr;
+    case 3:
+      return 0.25 + i;
+    case 4:
+      return ffi::Array<ffi::Any>({i, ffi::String("x")});
+    default:
+      return int64_t{300000} + i;
+  }
+}
+
+std::optional<Signature> DecodeSignature(FuzzedDataProvider& in) {
+  // Mostly signatures the keyword-shape cache serves (up to 16 parameters), also wide ones:
+  // the heap fallback and, beyond 64, the path without bitmasks.
+  const int32_t num_params =
+      in.ConsumeIntInRange(0, 7) == 0 ? in.ConsumeIntInRange(17, 90) : in.ConsumeIntInRange(0, 16);
+  const int32_t num_posonly = in.ConsumeIntInRange(0, num_params);
+  const int32_t num_positional = in.ConsumeIntInRange(num_posonly, num_params);
+  const int32_t first_default = in.ConsumeIntInRange(0, num_positional);
+  const std::vector<std::string>& pool = NamePool();
+  std::vector<Param> params;
+  std::vector<bool> used(pool.size());
+  for (int32_t i = 0; i < num_params; ++i) {
+    Param param;
+    const size_t pick = in.ConsumeIntInRange<size_t>(0, pool.size() + 3);
+    if (pick < pool.size() && !used[pick]) {
+      used[pick] = true;
+      param.name = pool[pick];
+    } else {
+      param.name = "p" + std::to_string(i);  // no pool name looks like this
+    }
+    param.kind = i < num_posonly      ? ParamKind::kPositionalOnly
+                 : i < num_positional ? ParamKind::kPositionalOrKeyword
+                                      : ParamKind::kKeywordOnly;
+    const bool with_default = i < num_positional ? i >= first_default : in.ConsumeBool();
+    if (with_default) param.default_value = MakeDefault(in, i);
+    param.unpack = in.ConsumeIntInRange(0, 7) == 0;
+    params.push_back(std::move(param));
+  }
+  static const char* const kNames[] = {"", "f", "kernel", "\u51fd\u6570",
+                                       "a_display_name_of_some_length"};
+  const std::string name = kNames[in.ConsumeIntInRange(0, 4)];
+  try {
+    return Signature::Make(name, std::move(params));
+  } catch (const ffi::Error& err) {
+    Fail(std::string("a valid signature was refused: ") + err.what());
+  }
+}
+
+std::string KeyText(FuzzedDataProvider& in, const Signature& sig, int32_t preferred) {
+  const int32_t num_params = sig.num_params();
+  std::string name;
+  if (num_params > 0) {
+    name = sig.param_name(preferred >= 0 ? preferred : in.ConsumeIntInRange(0, num_params - 1));
+  }
+  const int choice = in.ConsumeIntInRange(0, 15);
+  if (num_params == 0 || choice == 10) {
+    return NamePool()[in.ConsumeIntInRange<size_t>(0, NamePool().size() - 1)];
+  }
+  switch (choice) {
+    case 11:
+      return NearMisses()[in.ConsumeIntInRange<size_t>(0, NearMisses().size() - 1)];
+    case 12:  // a NUL byte and more after the name
+      return name + std::string(1, '\0') + in.ConsumeBytesAsString(2);
+    case 13:  // the last byte changed
+      name.back() = static_cast<char>(name.back() + in.ConsumeIntInRange(1, 255));
+      return name;
+    case 14:  // one byte short (cuts a multi-byte character)
+      name.pop_back();
+      return name;
+    case 15:  // arbitrary bytes
+      return in.ConsumeRandomLengthString(24);
+    default:
+      return name;
+  }
+}
+
+Item NameItem(FuzzedDataProvider& in, std::string text) {
+  Item item;
+  item.kind = ItemKind::kName;
+  item.form = static_cast<NameForm>(in.ConsumeIntInRange(0, kNumNameForms - 1));
+  item.text = std::move(text);
+  return item;
+}
+
+Item OtherItem(FuzzedDataProvider& in, int64_t id) {
+  Item item;
+  item.id = id;
+  item.kind = static_cast<ItemKind>(in.ConsumeIntInRange(0, 7));
+  if (item.kind == ItemKind::kName) item = NameItem(in, in.ConsumeRandomLengthString(12));
+  return item;
+}
+
+// A call: mostly well-formed keyword calls (so that binding succeeds often enough to reach the
+// cache), with malformations mixed in.
+std::vector<Item> DecodeCall(FuzzedDataProvider& in, const Signature& sig, int64_t* next_id) {
+  const int32_t num_params = sig.num_params();
+  const bool planned = in.ConsumeBool();
+  int32_t nargs;
+  std::vector<int32_t> plan;  // the parameter each keyword names
+  if (planned) {
+    // Enough positional arguments for the required positional-only parameters, then a
+    // keyword for every other required parameter and some optional ones, in some order.
+    int32_t required_posonly = 0;
+    while (required_posonly < sig.posonly_count() && !sig.has_default(required_posonly)) {
+      ++required_posonly;
+    }
+    nargs = in.ConsumeIntInRange(required_posonly, sig.num_positional());
+    for (int32_t i = std::max(nargs, sig.posonly_count()); i < num_params; ++i) {
+      if (!sig.has_default(i) || in.ConsumeBool()) plan.push_back(i);
+    }
+    for (size_t i = plan.size(); i > 1; --i) {
+      std::swap(plan[i - 1], plan[in.ConsumeIntInRange<size_t>(0, i - 1)]);
+    }
+  } else {
+    nargs = in.ConsumeIntInRange(0, num_params + 2);
+    plan.assign(in.ConsumeIntInRange(0, std::min(num_params + 2, 96)), -1);
+  }
+  std::vector<Item> items;
+  for (int32_t i = 0; i < nargs; ++i) {
+    Item item;
+    item.id = (*next_id)++;
+    if (in.ConsumeIntInRange(0, 31) == 0) item = OtherItem(in, item.id);
+    items.push_back(item);
+  }
+  if (!plan.empty() || in.ConsumeBool()) {
+    Item sentinel;
+    sentinel.kind = ItemKind::kSentinel;
+    items.push_back(sentinel);
+  }
+  for (int32_t param : plan) {
+    if (in.ConsumeIntInRange(0, 31) == 0) {
+      items.push_back(OtherItem(in, (*next_id)++));  // a key that is not a string
+    } else {
+      items.push_back(NameItem(in, KeyText(in, sig, in.ConsumeIntInRange(0, 7) ? param : -1)));
+    }
+    Item value;
+    value.id = (*next_id)++;
+    if (in.ConsumeIntInRange(0, 31) == 0) value = OtherItem(in, value.id);
+    items.push_back(value);
+  }
+  switch (in.ConsumeIntInRange(0, 15)) {
+    case 0:  // an odd tail
+      items.push_back(NameItem(in, KeyText(in, sig, -1)));
+      break;
+    case 1: {  // a sentinel inserted anywhere
+      Item sentinel;
+      sentinel.kind = ItemKind::kSentinel;
+      items.insert(items.begin() + in.ConsumeIntInRange<size_t>(0, items.size()), sentinel);
+      break;
+    }
+    case 2:  // an item replaced by the sentinel
+      if (!items.empty()) {
+        items[in.ConsumeIntInRange<size_t>(0, items.size() - 1)] = Item{ItemKind::kSentinel};
+      }
+      break;
+    default:
+      break;
+  }
+  return items;
+}
+
+// A null C string is only meaningful where it is refused (a key after the sentinel); anywhere
+// else the target would receive it, which no caller may do.
+void KeepNullStringsInKeyPositions(std::vector<Item>* items) {
+  size_t split = items->size();
+  for (size_t i = 0; i < items->size(); ++i) {
+    if ((*items)[i].kind == ItemKind::kSentinel) {
+      split = i;
+      break;
+    }
+  }
+  for (size_t i = 0; i < items->size(); ++i) {
+    const bool key_position = i > split && (i - split) % 2 == 1;
+    if ((*items)[i].kind == ItemKind::kNullRawStr && !key_position) (*items)[i].kind = ItemKind::kInt;
+  }
+}
+
+// Whether kwcall::Call can make exactly this call.
+bool FitsKwcallCall(const std::vector<Item>& items) {
+  for (size_t nargs = 0; nargs <= 2; ++nargs) {
+    for (size_t keywords = 1; keywords <= 2; ++keywords) {
+      if (items.size() != nargs + 1 + 2 * keywords) continue;
+      bool fits = items[nargs].kind == ItemKind::kSentinel;
+      for (size_t i = 0; i < nargs; ++i) fits = fits && items[i].kind == ItemKind::kInt;
+      for (size_t i = nargs + 1; i < items.size(); i += 2) {
+        const NameForm form = items[i].form;
+        fits = fits && items[i].kind == ItemKind::kName && items[i + 1].kind == ItemKind::kInt &&
+               (form == NameForm::kKwCStr || form == NameForm::kKwStdString ||
+                form == NameForm::kKwString);
+      }
+      if (fits) return true;
+    }
+  }
+  return false;
+}
+
+void CheckCall(const Signature& sig, const ffi::Function& f, Entry entry, std::vector<Item>* items) {
+  if (entry == Entry::kNullArgs || entry == Entry::kNegativeCount) items->clear();
+  if (entry == Entry::kKwcallCall && !FitsKwcallCall(*items)) entry = Entry::kCallPacked;
+  Packed packed;
+  for (Item& item : *items) packed.args.push_back(PackItem(&item, &packed));
+  const int64_t count = entry == Entry::kNegativeCount ? -1 : static_cast<int64_t>(items->size());
+  const Expected want = Reference(sig, *items, packed.args, count);
+  const Outcome got = Run(f, entry, *items, packed.args);
+  if (!Matches(sig, want, got)) {
+    std::string call;
+    for (const Item& item : *items) {
+      call += "[" + std::to_string(static_cast<int>(item.kind));
+      if (item.kind == ItemKind::kName) {
+        call += " form " + std::to_string(static_cast<int>(item.form)) + " '" + item.text + "'";
+      } else {
+        call += " " + std::to_string(item.id);
+      }
+      call += "] ";
+    }
+    Fail("mismatch\n  signature: " + sig.ToMap().size() + std::string() + "\n  call: " + call +
+         "\n  entry: " + std::to_string(static_cast<int>(entry)) + "\n  want: " + Describe(want) +
+         "\n  got:  " + Describe(got));
+  }
+}
+
+ffi::Function EchoTarget() {
+  return ffi::Function::FromPacked([](ffi::PackedArgs args, ffi::Any* rv) {
+    ffi::Array<ffi::Any> out;
+    for (int i = 0; i < args.size(); ++i) out.push_back(args[i]);
+    *rv = out;
+  });
+}
+
+// The same, as a C-ABI function (as CuTeDSL's are): kwcall calls it through safe_call.
+int EchoSafeCall(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  ffi::Array<ffi::Any> out;
+  for (int32_t i = 0; i < num_args; ++i) out.push_back(reinterpret_cast<const ffi::AnyView*>(args)[i]);
+  *reinterpret_cast<ffi::Any*>(result) = out;
+  TVM_FFI_SAFE_CALL_END();
+}
+
+}  // namespace
+}  // namespace kwcall
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  // Every pool name must make a valid parameter, or the fuzzer tests nothing it claims to.
+  for (const std::string& name : kwcall::NamePool()) {
+    try {
+      kwcall::SignatureBuilder("pool").Param(name).Build();
+    } catch (const tvm::ffi::Error& err) {
+      kwcall::Fail("pool name refused: " + name + ": " + err.what());
+    }
+  }
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace kwcall;  // NOLINT(build/namespaces)
+  FuzzedDataProvider in(data, size);
+  SetKeywordSuggestions(in.ConsumeBool());
+  std::optional<Signature> sig = DecodeSignature(in);
+  ffi::Function target = in.ConsumeBool() ? EchoTarget()
+                                          : ffi::Function::FromExternC(nullptr, EchoSafeCall, nullptr);
+  ffi::Function f = MakeFunction(target, *sig);
+  int64_t next_id = 100000;
+  for (int calls = 0; calls < 64 && in.remaining_bytes() > 0; ++calls) {
+    std::vector<Item> items = DecodeCall(in, *sig, &next_id);
+    KeepNullStringsInKeyPositions(&items);
+    Entry entry = static_cast<Entry>(in.ConsumeIntInRange(0, 15) % 5 == 4
+                                         ? in.ConsumeIntInRange(3, 4)
+                                         : in.ConsumeIntInRange(0, 2));
+    CheckCall(*sig, f, entry, &items);
+    // Repeats with other names at the same keyword positions, the same C string buffers
+    // included: the keyword-shape cache must check every name again.
+    for (int repeat = in.ConsumeIntInRange(0, 3); repeat > 0 && !items.empty(); --repeat) {
+      Item& item = items[in.ConsumeIntInRange<size_t>(0, items.size() - 1)];
+      if (item.kind == ItemKind::kName) item.text = KeyText(in, *sig, -1);
+      CheckCall(*sig, f, entry, &items);
+    }
+  }
+  return 0;
+}
