@@ -456,45 +456,37 @@ Outcome Run(const ffi::Function& f, Entry entry, const std::vector<Item>& items,
         break;
       }
       case Entry::kKwcallCall: {
-        // Only for calls of this exact shape: up to two integers, the sentinel, one or two
-        // keywords given as kwcall::Kw with integer values.
-        const size_t nargs = items.size() % 2 == 0 ? items.size() - 5 : items.size() - 3;
+        // Only for calls of this exact shape (FitsKwcallCall): up to two integers, the
+        // sentinel, one or two kwcall::Kw keywords with integer values.
+        const size_t nargs = static_cast<size_t>(
+            std::find_if(items.begin(), items.end(),
+                         [](const Item& item) { return item.kind == ItemKind::kSentinel; }) -
+            items.begin());
+        const bool two = items.size() - nargs == 5;
+        // Kw views a std::string or ffi::String name: these keep them alive.
+        std::deque<std::string> names;
+        std::deque<ffi::String> strings;
         auto kw = [&](size_t i) {
           const Item& key = items[i];
           const int64_t value = items[i + 1].id;
-          switch (key.form) {
-            case NameForm::kKwStdString:
-              return Kw<int64_t>(std::string(key.text), value);
-            case NameForm::kKwString:
-              return Kw<int64_t>(ffi::String(key.text.data(), key.text.size()), value);
-            default:
-              return Kw<int64_t>(key.buffer->data(), value);
-          }
-        };
-        // Kw keeps a view of a std::string or ffi::String name: keep those alive.
-        std::deque<std::string> names;
-        std::vector<ffi::String> strings;
-        auto hold = [&](size_t i) {
-          const Item& key = items[i];
           if (key.form == NameForm::kKwStdString) {
             names.push_back(key.text);
-            return Kw<int64_t>(names.back(), items[i + 1].id);
+            return Kw<int64_t>(names.back(), value);
           }
           if (key.form == NameForm::kKwString) {
             strings.push_back(ffi::String(key.text.data(), key.text.size()));
-            return Kw<int64_t>(strings.back(), items[i + 1].id);
+            return Kw<int64_t>(strings.back(), value);
           }
-          return kw(i);
+          return Kw<int64_t>(key.buffer->data(), value);  // filled when the call was packed
         };
         const int64_t p0 = nargs > 0 ? items[0].id : 0;
         const int64_t p1 = nargs > 1 ? items[1].id : 0;
-        const bool two = items.size() - nargs == 5;
         if (nargs == 0) {
-          out.result = two ? Call(f, hold(1), hold(3)) : Call(f, hold(1));
+          out.result = two ? Call(f, kw(1), kw(3)) : Call(f, kw(1));
         } else if (nargs == 1) {
-          out.result = two ? Call(f, p0, hold(2), hold(4)) : Call(f, p0, hold(2));
+          out.result = two ? Call(f, p0, kw(2), kw(4)) : Call(f, p0, kw(2));
         } else {
-          out.result = two ? Call(f, p0, p1, hold(3), hold(5)) : Call(f, p0, p1, hold(3));
+          out.result = two ? Call(f, p0, p1, kw(3), kw(5)) : Call(f, p0, p1, kw(3));
         }
         break;
       }
@@ -719,6 +711,15 @@ bool FitsKwcallCall(const std::vector<Item>& items) {
   return false;
 }
 
+std::string DescribeSignature(const Signature& sig) {
+  std::string out = sig.name() + "(";
+  for (int32_t i = 0; i < sig.num_params(); ++i) {
+    out += sig.param_name(i).substr(0, 24) + ":" +
+           std::to_string(static_cast<int>(sig.param(i).kind)) + (sig.has_default(i) ? "=, " : ", ");
+  }
+  return out + ")";
+}
+
 void CheckCall(const Signature& sig, const ffi::Function& f, Entry entry, std::vector<Item>* items) {
   if (entry == Entry::kNullArgs || entry == Entry::kNegativeCount) items->clear();
   if (entry == Entry::kKwcallCall && !FitsKwcallCall(*items)) entry = Entry::kCallPacked;
@@ -738,7 +739,7 @@ void CheckCall(const Signature& sig, const ffi::Function& f, Entry entry, std::v
       }
       call += "] ";
     }
-    Fail("mismatch\n  signature: " + sig.ToMap().size() + std::string() + "\n  call: " + call +
+    Fail("mismatch\n  signature: " + DescribeSignature(sig) + "\n  call: " + call +
          "\n  entry: " + std::to_string(static_cast<int>(entry)) + "\n  want: " + Describe(want) +
          "\n  got:  " + Describe(got));
   }
@@ -788,9 +789,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (int calls = 0; calls < 64 && in.remaining_bytes() > 0; ++calls) {
     std::vector<Item> items = DecodeCall(in, *sig, &next_id);
     KeepNullStringsInKeyPositions(&items);
-    Entry entry = static_cast<Entry>(in.ConsumeIntInRange(0, 15) % 5 == 4
-                                         ? in.ConsumeIntInRange(3, 4)
-                                         : in.ConsumeIntInRange(0, 2));
+    // Mostly the three ways to make a call; now and then no array at all, or a bad count.
+    const int pick = in.ConsumeIntInRange(0, 15);
+    const Entry entry = pick < 14 ? static_cast<Entry>(pick % 3)
+                                  : pick == 14 ? Entry::kNullArgs : Entry::kNegativeCount;
     CheckCall(*sig, f, entry, &items);
     // Repeats with other names at the same keyword positions, the same C string buffers
     // included: the keyword-shape cache must check every name again.

@@ -2,7 +2,7 @@
 #include <kwcall/signature.h>
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/error.h>
-#include <tvm/ffi/extra/json.h>
+#include <tvm/ffi/function.h>
 
 #include <algorithm>
 #include <array>
@@ -158,6 +158,18 @@ void RejectUnknownFields(const ffi::Map<ffi::String, ffi::Any>& map,
   }
 }
 
+// tvm-ffi's JSON reader and writer, through their FFI globals: their C++ signatures changed
+// between the tvm-ffi releases kwcall supports, their packed calls did not.
+std::string JsonStringify(const ffi::Any& value) {
+  static const ffi::Function stringify = ffi::Function::GetGlobalRequired("ffi.json.Stringify");
+  return std::string(stringify(value, /*indent=*/nullptr).cast<ffi::String>());
+}
+
+ffi::Any JsonParse(std::string_view text) {
+  static const ffi::Function parse = ffi::Function::GetGlobalRequired("ffi.json.Parse");
+  return parse(ffi::String(std::string(text)));
+}
+
 // The version of the map/JSON form this library reads and writes.
 constexpr int64_t kFormatVersion = 1;
 
@@ -283,7 +295,7 @@ std::string Signature::ToJson() const {
                                 << ", which JSON cannot represent";
     }
   }
-  return std::string(ffi::json::Stringify(ToMap()));
+  return JsonStringify(ToMap());
 }
 
 Signature Signature::FromJson(std::string_view json) {
@@ -294,10 +306,11 @@ Signature Signature::FromJson(std::string_view json) {
     TVM_FFI_THROW(ValueError) << "Invalid signature JSON: arrays and objects nest deeper than "
                               << "the limit (kwcall::kMaxNestingDepth) of " << kMaxNestingDepth;
   }
-  ffi::String error;
-  ffi::Any parsed = ffi::json::Parse(ffi::String(std::string(json)), &error);
-  if (!error.empty()) {
-    TVM_FFI_THROW(ValueError) << "Invalid signature JSON: " << error;
+  ffi::Any parsed;
+  try {
+    parsed = JsonParse(json);
+  } catch (const ffi::Error& error) {
+    TVM_FFI_THROW(ValueError) << "Invalid signature JSON: " << error.message();
   }
   auto map = parsed.try_cast<ffi::Map<ffi::String, ffi::Any>>();
   if (!map.has_value()) {
