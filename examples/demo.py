@@ -6,7 +6,6 @@ C++ and from Python, positionally and with keywords.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 import kwcall
@@ -19,9 +18,9 @@ def section(title: str) -> None:
 
 
 def main() -> None:
-    section("build a C++ tvm-ffi module (target + C++ caller) with tvm-ffi's C++ tooling")
+    section("build a C++ tvm-ffi module (target + C++ caller) against the installed kwcall")
     here = Path(__file__).resolve().parent
-    build_dir = Path(tempfile.gettempdir()) / "kwcall-demo"
+    build_dir = here.parent / "build" / "demo"  # inside the clone: never shared with another
     lib = kwcall.libinfo.build_module("kwcall_demo", [str(here / "demo_module.cc")], str(build_dir))
     module = tvm_ffi.load_module(lib)
     print(f"built {lib}")

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Runs the demo: sets everything up, then registers a C++ target and its kwcall function
-# as globals and calls them from C++ and from Python, positionally and with keywords.
+# Runs the demo: sets everything up (scripts/setup.sh, logs in build/logs/), then registers a
+# C++ target and its kwcall function as globals and calls them from C++ and from Python,
+# positionally and with keywords, and ends with the quick benchmark.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-bash scripts/setup.sh
-VENV=${KWCALL_VENV:-$PWD/.venv}
-"$VENV/bin/python" examples/demo.py
-
-printf '\n==> python -m kwcall.bench --quick (the regression and the fix, side by side)\n'
-"$VENV/bin/python" -m kwcall.bench --quick --out results
+source "$(dirname "$0")/lib.sh"
+cd "$KWCALL_ROOT"
+bash scripts/setup.sh "$@"
+venv=$(venv_path)
+step "python examples/demo.py"
+"$venv/bin/python" examples/demo.py
+step "python -m kwcall.bench --quick (the regression and the fix, side by side; results/)"
+"$venv/bin/python" -m kwcall.bench --quick --out results

@@ -1,48 +1,65 @@
 #!/usr/bin/env bash
-# Everything kwcall needs on a fresh Debian machine: system packages (GoogleTest, Google
-# Benchmark), a virtual environment with the tested Python packages, kwcall itself, and the
-# C++ test/benchmark build. Safe to run again: each step is skipped when already done.
+# Everything kwcall needs on a fresh Debian machine, each step shown as it runs and logged in
+# full to build/logs/: system packages (GoogleTest, Google Benchmark), a virtual environment
+# with the tested Python packages (requirements/tested.txt), kwcall built and installed into
+# it, and the C++ tests and benchmarks in build/cpp. Safe to run again: each step is skipped
+# when already done. Everything stays inside the clone.
+#
+#   bash scripts/setup.sh                  # python3 from PATH, into .venv
+#   bash scripts/setup.sh --python 3.12    # that Python (PATH or pyenv), into .venv-3.12
+#   bash scripts/setup.sh --no-cpp         # skip the C++ tests and benchmarks
+# PYTHON and KWCALL_VENV choose the interpreter and the environment folder instead.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-ROOT=$PWD
-VENV=${KWCALL_VENV:-$ROOT/.venv}
-PY=${PYTHON:-python3}
+source "$(dirname "$0")/lib.sh"
+cd "$KWCALL_ROOT"
 
-step() { printf '\n==> %s\n' "$*"; }
+python=${PYTHON:-python3}
+venv=$(venv_path)
+cpp=1
+while [ $# -gt 0 ]; do
+  case $1 in
+    --python)
+      python=$(find_python "$2") || { echo "no Python $2 on PATH or in pyenv" >&2; exit 1; }
+      venv=$(venv_path "$2")
+      shift 2 ;;
+    --no-cpp) cpp=0; shift ;;
+    *) echo "usage: setup.sh [--python X.Y] [--no-cpp]" >&2; exit 2 ;;
+  esac
+done
+tag=$(python_version "$python")
+log=$KWCALL_LOGS/setup-$tag.log
+: >"$log"
 
 need_apt=()
 for pkg in libgtest-dev libbenchmark-dev g++; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if ((${#need_apt[@]})); then
-  step "apt-get install ${need_apt[*]}"
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  step "apt-get install ${need_apt[*]} (log: $log)"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  logged "$log" $sudo apt-get update
+  logged "$log" env DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y "${need_apt[@]}"
 fi
 
-if [ ! -x "$VENV/bin/python" ]; then
-  step "create $VENV"
-  "$PY" -m venv "$VENV"
-fi
-stamp="$VENV/.kwcall-requirements"
-if ! cmp -s requirements/tested.txt "$stamp"; then
-  step "pip install -r requirements/tested.txt"
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements/tested.txt
-  cp requirements/tested.txt "$stamp"
-fi
+ensure_venv "$python" "$venv" "$log"
 
-# Rebuild the Python package when any source that goes into it changed.
+# Rebuild kwcall when anything that goes into it changed.
 src_hash=$(cat CMakeLists.txt pyproject.toml python/CMakeLists.txt \
-  $(find cmake include src python -type f \( -name '*.h' -o -name '*.cc' -o -name '*.inc' -o -name '*.in' -o -name '*.py' -o -name '*.pyi' \) | sort) \
-  | sha256sum | cut -d' ' -f1)
-if [ "$(cat "$VENV/.kwcall-build" 2>/dev/null)" != "$src_hash" ]; then
-  step "pip install kwcall (scikit-build-core + CMake)"
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps .
-  echo "$src_hash" >"$VENV/.kwcall-build"
+  $(find cmake include src python -type f \( -name '*.h' -o -name '*.cc' -o -name '*.inc' \
+    -o -name '*.in' -o -name '*.py' -o -name '*.pyi' \) | sort) | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$venv/.kwcall-build" 2>/dev/null)" != "$src_hash" ]; then
+  step "build and install kwcall into $venv (scikit-build-core + CMake, log: $log)"
+  logged "$log" "$venv/bin/python" -m pip install --disable-pip-version-check \
+    --no-build-isolation --no-deps .
+  echo "$src_hash" >"$venv/.kwcall-build"
+  "$venv/bin/python" -c "import kwcall, tvm_ffi; print('    kwcall', kwcall.__version__, 'with apache-tvm-ffi', tvm_ffi.__version__)"
 fi
 
-step "build the C++ tests and benchmarks (build/cpp)"
-"$VENV/bin/cmake" -S . -B build/cpp -G Ninja -DCMAKE_MAKE_PROGRAM="$VENV/bin/ninja" \
-  -DPython_EXECUTABLE="$VENV/bin/python" -DKWCALL_BUILD_TESTS=ON -DKWCALL_BUILD_BENCHMARKS=ON >/dev/null
-"$VENV/bin/cmake" --build build/cpp
+if [ "$cpp" = 1 ]; then
+  step "build the C++ tests and benchmarks into build/cpp (log: $log)"
+  logged "$log" "$venv/bin/cmake" -S . -B build/cpp -G Ninja \
+    -DCMAKE_MAKE_PROGRAM="$venv/bin/ninja" -DPython_EXECUTABLE="$venv/bin/python" \
+    -DKWCALL_BUILD_TESTS=ON -DKWCALL_BUILD_BENCHMARKS=ON
+  logged "$log" "$venv/bin/cmake" --build build/cpp
+fi

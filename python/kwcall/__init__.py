@@ -7,9 +7,13 @@ call, Python callers get keywords at C speed.
 
 from __future__ import annotations
 
-import tvm_ffi  # noqa: F401  # loads libtvm_ffi before the extension
+import tvm_ffi  # loads libtvm_ffi before the extension
 
-from ._function import (
+from ._versions import check_tvm_ffi
+
+check_tvm_ffi(tvm_ffi.__version__)
+
+from ._function import (  # noqa: E402
     Function,
     load_function,
     make_kwargs_wrapper,
@@ -17,8 +21,8 @@ from ._function import (
     unpack_dataclass_to_tuple,
     wrap,
 )
-from ._kwcall import __version__ as __version__  # the one version: CMakeLists.txt
-from ._signature import Signature
+from ._kwcall import __version__ as __version__  # noqa: E402  # the one version: CMakeLists.txt
+from ._signature import Signature  # noqa: E402
 
 __all__ = [
     "Function",

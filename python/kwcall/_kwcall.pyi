@@ -1,6 +1,7 @@
 """Type stubs for kwcall's CPython extension (python/ext/*.cc)."""
 
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import tvm_ffi
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import inspect
 import keyword
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import tvm_ffi
 
@@ -270,7 +270,7 @@ class Signature(tvm_ffi.Object):
                 )
             params.append(param.replace(annotation=_P.empty))
         positional = [p for p in params if p.kind != _P.KEYWORD_ONLY]
-        for before, after in zip(positional, positional[1:]):
+        for before, after in zip(positional, positional[1:], strict=False):
             if before.default is not _P.empty and after.default is _P.empty:
                 raise ValueError(
                     f"Required positional parameter '{after.name}' cannot follow "

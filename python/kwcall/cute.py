@@ -218,7 +218,9 @@ def _stock_layout(stock: Any, args: tuple, kwargs: dict) -> tuple[list[str], lis
     runtime = list(ea.signature.parameters.values())
     values = _runtime_arguments(ea, args, kwargs) or [None] * len(runtime)
     env_streams = [
-        p.name for p, v in zip(runtime, values) if getattr(v, "use_tvm_ffi_env_stream", False)
+        p.name
+        for p, v in zip(runtime, values, strict=False)
+        if getattr(v, "use_tvm_ffi_env_stream", False)
     ]
     if stock._kwargs_wrapper is not None:
         names = list(inspect.signature(stock._kwargs_wrapper).parameters)
@@ -227,7 +229,7 @@ def _stock_layout(stock: Any, args: tuple, kwargs: dict) -> tuple[list[str], lis
         names = list(spec.arg_names) + list(spec.kwonly_names)
     unpack = [
         p.name
-        for p, v in zip(runtime, values)
+        for p, v in zip(runtime, values, strict=False)
         if p.name in names
         and (
             (isinstance(p.annotation, type) and dataclasses.is_dataclass(p.annotation))

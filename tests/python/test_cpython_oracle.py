@@ -176,7 +176,9 @@ def specs(draw) -> Spec:
     n_defaults = draw(st.integers(0, n_pos))
     pos_defaults = tuple(draw(st.lists(small_ints, min_size=n_defaults, max_size=n_defaults)))
     has_default = draw(st.lists(st.booleans(), min_size=n_kwonly, max_size=n_kwonly))
-    kwonly_defaults = tuple((n, draw(small_ints)) for n, d in zip(kwonly_names, has_default) if d)
+    kwonly_defaults = tuple(
+        (n, draw(small_ints)) for n, d in zip(kwonly_names, has_default, strict=False) if d
+    )
     return Spec(
         draw(display_names), pos_names, posonly, pos_defaults, kwonly_names, kwonly_defaults
     )
@@ -386,7 +388,9 @@ def test_non_interned_keyword_names():
         "".join(["long_", "parameter"]): 2,
         "".join(["kw", "_only"]): 3,
     }
-    assert all(k is not sys_k for k, sys_k in zip(kw, ("ab", "long_parameter", "kw_only")))
+    assert all(
+        k is not sys_k for k, sys_k in zip(kw, ("ab", "long_parameter", "kw_only"), strict=False)
+    )
     assert tuple(f(**kw)) == (1, 2, 3)
     with pytest.raises(TypeError) as info:
         f(1, **{"".join(["a", "b"]): 2}, kw_only=3)

@@ -4,16 +4,20 @@ never has one; see the README for where it ran)."""
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("cutlass")
+if importlib.util.find_spec("torch") is None:
+    pytest.skip("needs a CUDA GPU, and PyTorch to check results against", allow_module_level=True)
+import torch  # noqa: E402
+
 if not torch.cuda.is_available():
-    pytest.skip("needs a CUDA GPU", allow_module_level=True)
+    pytest.skip("needs a CUDA GPU (torch.cuda.is_available() is False)", allow_module_level=True)
+pytest.importorskip("cutlass", reason="needs CuTeDSL (nvidia-cutlass-dsl)")
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "cute_from_cpp" / "run.py"
 

@@ -344,7 +344,9 @@ def _vectorcall(fn, args, kwnames):
     """fn called at the C level with exactly this kwnames tuple object (its values last)."""
     n = len(kwnames) if kwnames is not None else 0
     pos, values = args[: len(args) - n], args[len(args) - n :]
-    return vectorcall(fn, tuple(pos), tuple(zip(kwnames or (), values)), kwnames=kwnames)
+    return vectorcall(
+        fn, tuple(pos), tuple(zip(kwnames or (), values, strict=False)), kwnames=kwnames
+    )
 
 
 def test_cache_same_kwnames_different_nargs(f):

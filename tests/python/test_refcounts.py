@@ -21,7 +21,8 @@ import gc
 import os
 import sys
 import weakref
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import kwcall
 import pytest

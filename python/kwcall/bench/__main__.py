@@ -105,8 +105,25 @@ def progress_bar(total: int, disabled: bool):
     return tqdm(total=total, desc="kwcall.bench", unit="sample", file=sys.stderr)
 
 
+#: What the benchmark needs beyond kwcall itself: the "bench" extra.
+EXTRA_MODULES = ("numpy", "matplotlib", "tqdm")
+
+
+def check_dependencies() -> None:
+    """Stop before any work when the benchmark's extra is missing, naming it."""
+    import importlib.util
+
+    missing = [name for name in EXTRA_MODULES if importlib.util.find_spec(name) is None]
+    if missing:
+        raise SystemExit(
+            f"python -m kwcall.bench needs {', '.join(missing)}: "
+            'pip install "kwcall[bench]" (numpy, matplotlib, tqdm)'
+        )
+
+
 def main(argv: list[str] | None = None) -> Path:
     args = parse_args(argv)
+    check_dependencies()
     mode = "quick" if args.quick else "full"
     reps, sample_s = MODES[mode]
     reps = args.reps or reps

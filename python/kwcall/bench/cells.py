@@ -5,8 +5,9 @@ over all routes instead of landing on one."""
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 #: A cell's call count when nothing else bounds it: more than any sample needs.
 UNBOUNDED_CALLS = 10**8
@@ -79,11 +80,11 @@ def run_all(cells: list[Cell], reps: int, sample_s: float, progress: Any) -> Non
 def paired_ratio(cell: Cell, base: Cell) -> float:
     """Median over repetitions of cell's time ÷ base's time in the same repetition: the two
     were sampled moments apart, so drift in the machine's speed cancels."""
-    pairs = zip(cell.sample_ns_per_call(), base.sample_ns_per_call())
+    pairs = zip(cell.sample_ns_per_call(), base.sample_ns_per_call(), strict=False)
     return statistics.median(c / b for c, b in pairs)
 
 
 def paired_difference(cell: Cell, base: Cell) -> float:
     """Median over repetitions of cell's time − base's time (ns) in the same repetition."""
-    pairs = zip(cell.sample_ns_per_call(), base.sample_ns_per_call())
+    pairs = zip(cell.sample_ns_per_call(), base.sample_ns_per_call(), strict=False)
     return statistics.median(c - b for c, b in pairs)

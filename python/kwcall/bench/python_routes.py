@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 import timeit
-from typing import Callable
+from collections.abc import Callable
 
 from .cells import Cell
 from .routes import ALPHA, BETA, Mix

@@ -3,8 +3,9 @@ as a global, so that C++ and Python call exactly the same objects."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import tvm_ffi
 from tvm_ffi.utils.kwargs_wrapper import make_kwargs_wrapper

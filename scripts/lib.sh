@@ -1,0 +1,73 @@
+# Shared by kwcall's scripts: steps that say what they do, full logs in build/logs/, finding
+# Python interpreters, and virtual environments with the tested packages. Source it.
+KWCALL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+KWCALL_LOGS=${KWCALL_LOGS:-$KWCALL_ROOT/build/logs}
+mkdir -p "$KWCALL_LOGS"
+
+# step MESSAGE: a visible heading for what comes next.
+step() { printf '\n==> %s\n' "$*"; }
+
+# logged LOG COMMAND...: runs COMMAND with its output appended to LOG; on failure shows the end
+# of LOG and where the whole of it is, and exits.
+logged() {
+  local log=$1
+  shift
+  printf '$ %s\n' "$*" >>"$log"
+  if ! "$@" >>"$log" 2>&1; then
+    printf '    failed: %s\n    last lines of %s:\n' "$*" "$log"
+    tail -30 "$log" | sed 's/^/    | /'
+    exit 1
+  fi
+}
+
+# find_python VERSION (3.12): the interpreter's path, from PATH or pyenv; empty when absent.
+find_python() {
+  local version=$1 candidate
+  for candidate in "python$version" \
+    "$(pyenv root 2>/dev/null)"/versions/"$version"*/bin/"python$version"; do
+    candidate=$(command -v "$candidate" 2>/dev/null) || continue
+    if "$candidate" -c "import sys; sys.exit(sys.version_info[:2] != tuple(map(int, '$version'.split('.'))))" 2>/dev/null; then
+      echo "$candidate"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# venv_path [VERSION]: the virtual environment for python3 (.venv) or for Python VERSION
+# (.venv-VERSION); KWCALL_VENV overrides both.
+venv_path() {
+  if [ -n "${KWCALL_VENV:-}" ]; then echo "$KWCALL_VENV"
+  elif [ -n "${1:-}" ]; then echo "$KWCALL_ROOT/.venv-$1"
+  else echo "$KWCALL_ROOT/.venv"; fi
+}
+
+# python_version PYTHON: "3.11".
+python_version() { "$1" -c 'import sys; print("%d.%d" % sys.version_info[:2])'; }
+
+# ensure_venv PYTHON VENV LOG: a virtual environment with requirements/tested.txt installed
+# (redone only when that file or the interpreter changed).
+ensure_venv() {
+  local python=$1 venv=$2 log=$3 stamp
+  if [ ! -x "$venv/bin/python" ]; then
+    step "create $venv ($("$python" --version 2>&1))"
+    logged "$log" "$python" -m venv "$venv"
+  fi
+  stamp="$venv/.kwcall-requirements"
+  if ! { "$venv/bin/python" --version; cat "$KWCALL_ROOT/requirements/tested.txt"; } 2>&1 |
+    cmp -s - "$stamp"; then
+    step "pip install -r requirements/tested.txt into $venv (log: $log)"
+    # What this Python gets: the pins, with the lines that apply to it by their markers.
+    "$venv/bin/python" - "$KWCALL_ROOT/requirements/tested.txt" <<'PY'
+import sys
+from pip._vendor.packaging.requirements import Requirement
+for line in open(sys.argv[1]):
+    line = line.split("#")[0].strip()
+    if line and (Requirement(line).marker is None or Requirement(line).marker.evaluate()):
+        print("    " + str(Requirement(line)).split(";")[0])
+PY
+    logged "$log" "$venv/bin/python" -m pip install --disable-pip-version-check \
+      -r "$KWCALL_ROOT/requirements/tested.txt"
+    { "$venv/bin/python" --version; cat "$KWCALL_ROOT/requirements/tested.txt"; } >"$stamp" 2>&1
+  fi
+}
