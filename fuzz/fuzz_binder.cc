@@ -43,7 +43,7 @@ const std::vector<std::string>& NamePool() {
         "stream0", "abcdefgh", "alpha_88", "stream_8", "abcdefgh1", "abcdefgh2", "abcdefghij",
         "alpha_888", "stream_8_long", "a_rather_long_parameter_name", "a_rather_long_parameter_namf",
         "\u00e9",                                            // 2 bytes
-        "x\u0301",                                           // a combining mark, 3 bytes
+        "\u00f1_x",                                          // 4 bytes
         "\u03a9",                                            // 2 bytes
         "\u03b1\u03b2\u03b3",                                // 6 bytes
         "\u03b1\u03b2\u03b3\u03b4",                          // 8 bytes
@@ -71,7 +71,9 @@ const std::vector<std::string>& NearMisses() {
 }
 
 // What one packed argument is.
-enum class ItemKind { kInt, kFloat, kNone, kBool, kObject, kSentinel, kName, kNullRawStr };
+// kObject is a string object ("value_<id>"), kArray an object that is not a string.
+enum class ItemKind { kInt, kFloat, kNone, kBool, kObject, kArray, kSentinel, kName, kNullRawStr };
+constexpr int kNumItemKinds = 9;
 // The packed forms of a keyword name.
 enum class NameForm {
   kRawStr,       // a C string
@@ -99,7 +101,15 @@ bool ReadsAsCString(NameForm form) {
   return form == NameForm::kRawStr || form == NameForm::kKwCStr || form == NameForm::kKwStdString;
 }
 
+std::string ObjectText(int64_t id) { return "value_" + std::to_string(id); }
+
+bool IsStringItem(const Item& item) {
+  return item.kind == ItemKind::kName || item.kind == ItemKind::kObject;
+}
+
+// The name a string item gives as a keyword.
 std::string EffectiveText(const Item& item) {
+  if (item.kind == ItemKind::kObject) return ObjectText(item.id);
   if (!ReadsAsCString(item.form)) return item.text;
   return item.text.substr(0, item.text.find('\0'));
 }
@@ -115,6 +125,7 @@ struct Packed {
   std::vector<TVMFFIAny> args;
   std::deque<std::string> strings;
   std::vector<ffi::String> objects;
+  std::vector<ffi::Array<ffi::Any>> arrays;
 };
 
 const char* FillBuffer(Item* item) {
@@ -179,8 +190,11 @@ TVMFFIAny PackItem(Item* item, Packed* packed) {
       raw.v_int64 = item->id & 1;
       return raw;
     case ItemKind::kObject:
-      packed->objects.push_back(ffi::String(std::string("value_") + std::to_string(item->id)));
+      packed->objects.push_back(ffi::String(ObjectText(item->id)));
       return Raw(packed->objects.back());
+    case ItemKind::kArray:
+      packed->arrays.push_back(ffi::Array<ffi::Any>({item->id}));
+      return Raw(packed->arrays.back());
     case ItemKind::kSentinel:
       return Raw(ffi::AnyView(KwargsSentinel()));
     case ItemKind::kName:
@@ -254,7 +268,7 @@ Expected Reference(const Signature& sig, const std::vector<Item>& items,
   if (tail % 2 != 0) return Expected{Expected::kMalformed};
   std::vector<std::string> keys;
   for (int64_t i = split + 1; i < n; i += 2) {
-    if (items[i].kind != ItemKind::kName || items[i + 1].kind == ItemKind::kSentinel) {
+    if (!IsStringItem(items[i]) || items[i + 1].kind == ItemKind::kSentinel) {
       return Expected{Expected::kMalformed};
     }
     keys.push_back(EffectiveText(items[i]));
@@ -509,7 +523,7 @@ Outcome Run(const ffi::Function& f, Entry entry, const std::vector<Item>& items,
 // Decoding the input.
 
 ffi::Any MakeDefault(FuzzedDataProvider& in, int32_t i) {
-  switch (in.ConsumeIntInRange(0, 7)) {
+  switch (in.ConsumeIntegralInRange<int>(0, 7)) {
     case 0:
       return ffi::String(std::string("a default string ") + std::to_string(i));  // an object
     case 1:
@@ -529,16 +543,16 @@ std::optional<Signature> DecodeSignature(FuzzedDataProvider& in) {
   // Mostly signatures the keyword-shape cache serves (up to 16 parameters), also wide ones:
   // the heap fallback and, beyond 64, the path without bitmasks.
   const int32_t num_params =
-      in.ConsumeIntInRange(0, 7) == 0 ? in.ConsumeIntInRange(17, 90) : in.ConsumeIntInRange(0, 16);
-  const int32_t num_posonly = in.ConsumeIntInRange(0, num_params);
-  const int32_t num_positional = in.ConsumeIntInRange(num_posonly, num_params);
-  const int32_t first_default = in.ConsumeIntInRange(0, num_positional);
+      in.ConsumeIntegralInRange<int>(0, 7) == 0 ? in.ConsumeIntegralInRange<int>(17, 90) : in.ConsumeIntegralInRange<int>(0, 16);
+  const int32_t num_posonly = in.ConsumeIntegralInRange<int>(0, num_params);
+  const int32_t num_positional = in.ConsumeIntegralInRange<int>(num_posonly, num_params);
+  const int32_t first_default = in.ConsumeIntegralInRange<int>(0, num_positional);
   const std::vector<std::string>& pool = NamePool();
   std::vector<Param> params;
   std::vector<bool> used(pool.size());
   for (int32_t i = 0; i < num_params; ++i) {
     Param param;
-    const size_t pick = in.ConsumeIntInRange<size_t>(0, pool.size() + 3);
+    const size_t pick = in.ConsumeIntegralInRange<size_t>(0, pool.size() + 3);
     if (pick < pool.size() && !used[pick]) {
       used[pick] = true;
       param.name = pool[pick];
@@ -550,12 +564,12 @@ std::optional<Signature> DecodeSignature(FuzzedDataProvider& in) {
                                       : ParamKind::kKeywordOnly;
     const bool with_default = i < num_positional ? i >= first_default : in.ConsumeBool();
     if (with_default) param.default_value = MakeDefault(in, i);
-    param.unpack = in.ConsumeIntInRange(0, 7) == 0;
+    param.unpack = in.ConsumeIntegralInRange<int>(0, 7) == 0;
     params.push_back(std::move(param));
   }
   static const char* const kNames[] = {"", "f", "kernel", "\u51fd\u6570",
                                        "a_display_name_of_some_length"};
-  const std::string name = kNames[in.ConsumeIntInRange(0, 4)];
+  const std::string name = kNames[in.ConsumeIntegralInRange<int>(0, 4)];
   try {
     return Signature::Make(name, std::move(params));
   } catch (const ffi::Error& err) {
@@ -567,19 +581,19 @@ std::string KeyText(FuzzedDataProvider& in, const Signature& sig, int32_t prefer
   const int32_t num_params = sig.num_params();
   std::string name;
   if (num_params > 0) {
-    name = sig.param_name(preferred >= 0 ? preferred : in.ConsumeIntInRange(0, num_params - 1));
+    name = sig.param_name(preferred >= 0 ? preferred : in.ConsumeIntegralInRange<int>(0, num_params - 1));
   }
-  const int choice = in.ConsumeIntInRange(0, 15);
+  const int choice = in.ConsumeIntegralInRange<int>(0, 15);
   if (num_params == 0 || choice == 10) {
-    return NamePool()[in.ConsumeIntInRange<size_t>(0, NamePool().size() - 1)];
+    return NamePool()[in.ConsumeIntegralInRange<size_t>(0, NamePool().size() - 1)];
   }
   switch (choice) {
     case 11:
-      return NearMisses()[in.ConsumeIntInRange<size_t>(0, NearMisses().size() - 1)];
+      return NearMisses()[in.ConsumeIntegralInRange<size_t>(0, NearMisses().size() - 1)];
     case 12:  // a NUL byte and more after the name
       return name + std::string(1, '\0') + in.ConsumeBytesAsString(2);
     case 13:  // the last byte changed
-      name.back() = static_cast<char>(name.back() + in.ConsumeIntInRange(1, 255));
+      name.back() = static_cast<char>(name.back() + in.ConsumeIntegralInRange<int>(1, 255));
       return name;
     case 14:  // one byte short (cuts a multi-byte character)
       name.pop_back();
@@ -594,7 +608,7 @@ std::string KeyText(FuzzedDataProvider& in, const Signature& sig, int32_t prefer
 Item NameItem(FuzzedDataProvider& in, std::string text) {
   Item item;
   item.kind = ItemKind::kName;
-  item.form = static_cast<NameForm>(in.ConsumeIntInRange(0, kNumNameForms - 1));
+  item.form = static_cast<NameForm>(in.ConsumeIntegralInRange<int>(0, kNumNameForms - 1));
   item.text = std::move(text);
   return item;
 }
@@ -602,7 +616,7 @@ Item NameItem(FuzzedDataProvider& in, std::string text) {
 Item OtherItem(FuzzedDataProvider& in, int64_t id) {
   Item item;
   item.id = id;
-  item.kind = static_cast<ItemKind>(in.ConsumeIntInRange(0, 7));
+  item.kind = static_cast<ItemKind>(in.ConsumeIntegralInRange<int>(0, kNumItemKinds - 1));
   if (item.kind == ItemKind::kName) item = NameItem(in, in.ConsumeRandomLengthString(12));
   return item;
 }
@@ -621,22 +635,22 @@ std::vector<Item> DecodeCall(FuzzedDataProvider& in, const Signature& sig, int64
     while (required_posonly < sig.posonly_count() && !sig.has_default(required_posonly)) {
       ++required_posonly;
     }
-    nargs = in.ConsumeIntInRange(required_posonly, sig.num_positional());
+    nargs = in.ConsumeIntegralInRange<int>(required_posonly, sig.num_positional());
     for (int32_t i = std::max(nargs, sig.posonly_count()); i < num_params; ++i) {
       if (!sig.has_default(i) || in.ConsumeBool()) plan.push_back(i);
     }
     for (size_t i = plan.size(); i > 1; --i) {
-      std::swap(plan[i - 1], plan[in.ConsumeIntInRange<size_t>(0, i - 1)]);
+      std::swap(plan[i - 1], plan[in.ConsumeIntegralInRange<size_t>(0, i - 1)]);
     }
   } else {
-    nargs = in.ConsumeIntInRange(0, num_params + 2);
-    plan.assign(in.ConsumeIntInRange(0, std::min(num_params + 2, 96)), -1);
+    nargs = in.ConsumeIntegralInRange<int>(0, num_params + 2);
+    plan.assign(in.ConsumeIntegralInRange<int>(0, std::min(num_params + 2, 96)), -1);
   }
   std::vector<Item> items;
   for (int32_t i = 0; i < nargs; ++i) {
     Item item;
     item.id = (*next_id)++;
-    if (in.ConsumeIntInRange(0, 31) == 0) item = OtherItem(in, item.id);
+    if (in.ConsumeIntegralInRange<int>(0, 31) == 0) item = OtherItem(in, item.id);
     items.push_back(item);
   }
   if (!plan.empty() || in.ConsumeBool()) {
@@ -645,29 +659,29 @@ std::vector<Item> DecodeCall(FuzzedDataProvider& in, const Signature& sig, int64
     items.push_back(sentinel);
   }
   for (int32_t param : plan) {
-    if (in.ConsumeIntInRange(0, 31) == 0) {
+    if (in.ConsumeIntegralInRange<int>(0, 31) == 0) {
       items.push_back(OtherItem(in, (*next_id)++));  // a key that is not a string
     } else {
-      items.push_back(NameItem(in, KeyText(in, sig, in.ConsumeIntInRange(0, 7) ? param : -1)));
+      items.push_back(NameItem(in, KeyText(in, sig, in.ConsumeIntegralInRange<int>(0, 7) ? param : -1)));
     }
     Item value;
     value.id = (*next_id)++;
-    if (in.ConsumeIntInRange(0, 31) == 0) value = OtherItem(in, value.id);
+    if (in.ConsumeIntegralInRange<int>(0, 31) == 0) value = OtherItem(in, value.id);
     items.push_back(value);
   }
-  switch (in.ConsumeIntInRange(0, 15)) {
+  switch (in.ConsumeIntegralInRange<int>(0, 15)) {
     case 0:  // an odd tail
       items.push_back(NameItem(in, KeyText(in, sig, -1)));
       break;
     case 1: {  // a sentinel inserted anywhere
       Item sentinel;
       sentinel.kind = ItemKind::kSentinel;
-      items.insert(items.begin() + in.ConsumeIntInRange<size_t>(0, items.size()), sentinel);
+      items.insert(items.begin() + in.ConsumeIntegralInRange<size_t>(0, items.size()), sentinel);
       break;
     }
     case 2:  // an item replaced by the sentinel
       if (!items.empty()) {
-        items[in.ConsumeIntInRange<size_t>(0, items.size() - 1)] = Item{ItemKind::kSentinel};
+        items[in.ConsumeIntegralInRange<size_t>(0, items.size() - 1)] = Item{ItemKind::kSentinel};
       }
       break;
     default:
@@ -790,14 +804,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<Item> items = DecodeCall(in, *sig, &next_id);
     KeepNullStringsInKeyPositions(&items);
     // Mostly the three ways to make a call; now and then no array at all, or a bad count.
-    const int pick = in.ConsumeIntInRange(0, 15);
+    const int pick = in.ConsumeIntegralInRange<int>(0, 15);
     const Entry entry = pick < 14 ? static_cast<Entry>(pick % 3)
                                   : pick == 14 ? Entry::kNullArgs : Entry::kNegativeCount;
     CheckCall(*sig, f, entry, &items);
     // Repeats with other names at the same keyword positions, the same C string buffers
     // included: the keyword-shape cache must check every name again.
-    for (int repeat = in.ConsumeIntInRange(0, 3); repeat > 0 && !items.empty(); --repeat) {
-      Item& item = items[in.ConsumeIntInRange<size_t>(0, items.size() - 1)];
+    for (int repeat = in.ConsumeIntegralInRange<int>(0, 3); repeat > 0 && !items.empty(); --repeat) {
+      Item& item = items[in.ConsumeIntegralInRange<size_t>(0, items.size() - 1)];
       if (item.kind == ItemKind::kName) item.text = KeyText(in, *sig, -1);
       CheckCall(*sig, f, entry, &items);
     }

@@ -31,6 +31,9 @@ Signature SignatureFromAny(const ffi::Any& value) {
 
 TVM_FFI_STATIC_INIT_BLOCK() {
   namespace refl = ffi::reflection;
+  // The type must be known to tvm-ffi before any language looks it up by its key (Python's
+  // register_object does at import); older tvm-ffi releases allocate it only on first use.
+  SignatureObj::_GetOrAllocRuntimeTypeIndex();
   refl::GlobalDef()
       .def("kwcall.Signature", SignatureFromAny)
       .def("kwcall.SignatureToMap", [](Signature sig) { return sig.ToMap(); })

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <string>
 #include <unordered_set>
 
@@ -112,10 +113,13 @@ bool IsJsonValue(const ffi::Any& value) {
     case ffi::TypeIndex::kTVMFFINone:
     case ffi::TypeIndex::kTVMFFIBool:
     case ffi::TypeIndex::kTVMFFIInt:
-    case ffi::TypeIndex::kTVMFFIFloat:
     case ffi::TypeIndex::kTVMFFISmallStr:
     case ffi::TypeIndex::kTVMFFIStr:
       return true;
+    case ffi::TypeIndex::kTVMFFIFloat:
+      // tvm-ffi's JSON reader refuses subnormal numbers (they underflow), though its writer
+      // writes them: such a default would make text that FromJson cannot read back.
+      return std::fpclassify(value.cast<double>()) != FP_SUBNORMAL;
     case ffi::TypeIndex::kTVMFFIArray: {
       auto items = value.cast<ffi::Array<ffi::Any>>();
       return std::all_of(items.begin(), items.end(), IsJsonValue);

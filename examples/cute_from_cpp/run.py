@@ -53,11 +53,55 @@ def print_table(caller: str, samples: dict[str, list[float]], args) -> None:
         print(f"| {label} | {median:.0f} | {median / base:.3f} |")
 
 
+def threaded_table(launcher, routes: dict, a, b, c, args, torch) -> None:
+    """A C++ server's shape: 1-16 plain C++ threads, a CUDA stream each, launching the real
+    kernel through the native handle, kwcall and stock's object. Launches per second (median
+    of the repeats), all routes interleaved within each repeat."""
+    counts = [n for n in (1, 2, 4, 8, 16) if n <= args.threads]
+    streams = [torch.cuda.Stream() for _ in range(max(counts))]
+    handles = [s.cuda_stream for s in streams]
+    device = torch.cuda.current_device()
+    timed = {
+        "native handle (a, b, c, alpha)": (routes["native handle (pre-4.6)"], 0, args.launches),
+        "kwcall (a, b, c, alpha)": (routes["kwcall"], 0, args.launches),
+        "kwcall (alpha by keyword)": (routes["kwcall"], 2, args.launches),
+        # A Python callback that takes the GIL: far fewer launches keep the run short.
+        "stock 4.6+ object (a, b, c)": (
+            routes["stock 4.6+ object"],
+            1,
+            max(args.launches // 20, 20),
+        ),
+    }
+    rows = {}
+    for n in counts:
+        samples: dict[str, list[float]] = {label: [] for label in timed}
+        for _ in range(args.repeats):
+            for label, (name, mode, launches) in timed.items():
+                torch.cuda.synchronize()
+                samples[label].append(
+                    launcher.threaded_launches(
+                        name, a, b, c, n, launches, mode, handles[:n], device
+                    )
+                )
+                torch.cuda.synchronize()
+        rows[n] = {label: statistics.median(v) for label, v in samples.items()}
+    print(f"\nC++ threads, a CUDA stream each: launches per second (median of {args.repeats}):")
+    print("| threads | " + " | ".join(timed) + " | kwcall / native |")
+    print("|---:|" + "---:|" * (len(timed) + 1))
+    for n, row in rows.items():
+        cells = " | ".join(f"{row[label]:,.0f}" for label in timed)
+        ratio = row["kwcall (a, b, c, alpha)"] / row["native handle (a, b, c, alpha)"]
+        print(f"| {n} | {cells} | {ratio:.2f} |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--launches", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--size", type=int, default=1 << 16)
+    parser.add_argument(
+        "--threads", type=int, default=16, help="largest C++ thread count (0: no thread table)"
+    )
     args = parser.parse_args()
 
     try:
@@ -92,7 +136,11 @@ def main() -> int:
     tvm_ffi.register_global_func(routes["kwcall"], ours, override=True)
     tvm_ffi.register_global_func(routes["stock 4.6+ object"], stock, override=True)
 
-    lib = kwcall.libinfo.build_module("kwcall_cute_launcher", [str(HERE / "launcher.cc")])
+    lib = kwcall.libinfo.build_module(
+        "kwcall_cute_launcher",
+        [str(HERE / "launcher.cc")],
+        str(HERE.parents[1] / "build" / "cute_from_cpp"),
+    )
     launcher = tvm_ffi.load_module(lib)
 
     n = args.size
@@ -157,6 +205,9 @@ def main() -> int:
     }
     py_runs = {label: partial(time_python, call, args.launches) for label, call in py_calls.items()}
     print_table("Python caller", measure(py_runs, args.repeats, torch), args)
+
+    if args.threads:
+        threaded_table(launcher, routes, a, b, c, args, torch)
     print(f"\nGPU: {torch.cuda.get_device_name()}")
     return 0
 
