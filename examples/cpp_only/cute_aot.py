@@ -22,10 +22,12 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=1 << 20)
     args = parser.parse_args()
-    import torch
-
-    if not torch.cuda.is_available():
-        print("SKIP: needs a CUDA GPU")
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is None or not torch.cuda.is_available():
+        print("SKIP: needs PyTorch and a CUDA GPU")
         return 0
     import cutlass.cute as cute
     import kwcall.cute

@@ -24,7 +24,10 @@ from test_cpython_oracle import EXAMPLES, Spec, build_oracle
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-CONFIG = BIN / "kwcall-config"
+# The console script beside this interpreter (a venv install); ``python -m kwcall.config``
+# answers the same everywhere (also for --target installs, which put scripts elsewhere).
+SCRIPT = BIN / "kwcall-config"
+CONFIG = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "kwcall.config"]
 
 
 def tool(name: str) -> str:
@@ -35,7 +38,7 @@ def tool(name: str) -> str:
 
 def config(*options: str) -> str:
     return subprocess.run(
-        [str(CONFIG), *options], check=True, capture_output=True, text=True
+        [*CONFIG, *options], check=True, capture_output=True, text=True
     ).stdout.strip()
 
 
@@ -62,7 +65,8 @@ def cmake_build(source: Path, build: Path) -> None:
 
 # -- kwcall-config ------------------------------------------------------------------------
 def test_config_prints_the_installed_parts():
-    assert CONFIG.exists(), "the kwcall-config console script is installed with the package"
+    if sys.prefix != sys.base_prefix:  # a virtual environment: pip put the script beside python
+        assert SCRIPT.exists(), "the kwcall-config console script is installed with the package"
     assert (Path(config("--includedir")) / "kwcall" / "kwcall.h").is_file()
     assert (Path(config("--libdir")) / "libkwcall.so").is_file()
     assert (Path(config("--cmakedir")) / "kwcallConfig.cmake").is_file()

@@ -19,12 +19,14 @@ if not torch.cuda.is_available():
     pytest.skip("needs a CUDA GPU (torch.cuda.is_available() is False)", allow_module_level=True)
 pytest.importorskip("cutlass", reason="needs CuTeDSL (nvidia-cutlass-dsl)")
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "cute_from_cpp" / "run.py"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "cute_from_cpp" / "run.py"
+AOT = ROOT / "examples" / "cpp_only" / "cute_aot.py"
 
 
 def test_cute_example_runs_and_checks_results():
     done = subprocess.run(
-        [sys.executable, str(EXAMPLE), "--launches", "200", "--repeats", "3"],
+        [sys.executable, str(EXAMPLE), "--launches", "200", "--repeats", "3", "--threads", "2"],
         capture_output=True,
         text=True,
         timeout=600,
@@ -32,3 +34,13 @@ def test_cute_example_runs_and_checks_results():
     assert done.returncode == 0, done.stdout + done.stderr
     assert "FAIL" not in done.stdout
     assert done.stdout.count("ok  ") == 7
+
+
+def test_cute_kernel_exported_ahead_of_time_runs_from_cpp_without_python():
+    done = subprocess.run(
+        [sys.executable, str(AOT), "--size", "65536"], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("matches PyTorch") == 3
+    assert "FAIL" not in done.stdout
+    assert "Did you mean 'alpha'?" in done.stdout  # the C++ program's own wording (3.13's)
