@@ -44,7 +44,9 @@ def main() -> int:
     kwcall.cute.export_to_c(compiled, str(obj), function_name="elementwise_add")
     library = out / "libelementwise_add.so"
     runtime = cute.runtime.find_runtime_libraries(enable_tvm_ffi=True)
-    subprocess.run(["c++", "-shared", "-o", str(library), str(obj), *runtime], check=True)
+    # Run paths to CuTeDSL's runtime libraries, so that a program with no Python loads them.
+    rpath = [f"-Wl,-rpath,{Path(lib).parent}" for lib in runtime]
+    subprocess.run(["c++", "-shared", "-o", str(library), str(obj), *runtime, *rpath], check=True)
     print(f"exported {obj} and linked {library}")
 
     build = out / "app"

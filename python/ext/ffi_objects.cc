@@ -10,10 +10,15 @@ namespace python {
 namespace {
 
 FfiObjectsT g_objects;
-PyTypeObject* g_sentinel_type = nullptr;  // Python type of tvm_ffi.core.KWARGS
-void* g_sentinel_handle = nullptr;        // the FFI object behind it
 
 }  // namespace
+
+namespace ffi_objects_detail {
+PyTypeObject* g_sentinel_type = nullptr;
+void* g_sentinel_handle = nullptr;
+}  // namespace ffi_objects_detail
+using ffi_objects_detail::g_sentinel_handle;
+using ffi_objects_detail::g_sentinel_type;
 
 const FfiObjectsT& FfiObjects() { return g_objects; }
 
@@ -48,11 +53,6 @@ bool InitFfiObjects() {
   Py_XDECREF(probe);
   Py_DECREF(core);
   return false;
-}
-
-bool IsKwargsSentinelObject(PyObject* obj) {
-  return obj == g_objects.kwargs_sentinel ||
-         (Py_TYPE(obj) == g_sentinel_type && ChandleOf(obj) == g_sentinel_handle);
 }
 
 PyObject* NewFfiFunction(void* handle) {

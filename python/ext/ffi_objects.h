@@ -7,6 +7,8 @@
 
 #include <optional>
 
+#include "base_layout.h"
+
 namespace kwcall {
 namespace python {
 
@@ -23,11 +25,20 @@ const FfiObjectsT& FfiObjects();
 /*! \brief Look them up (and check tvm_ffi.Function's layout); false with ImportError set. */
 bool InitFfiObjects();
 
+namespace ffi_objects_detail {
+extern PyTypeObject* g_sentinel_type;  // Python type of tvm_ffi.core.KWARGS
+extern void* g_sentinel_handle;        // the FFI object behind it
+}  // namespace ffi_objects_detail
+
 /*!
  * \brief Whether `obj` is tvm-ffi's KWARGS sentinel: tvm_ffi.core.KWARGS itself, or another
- *        Python wrapper of the same FFI object (one that came back from C++).
+ *        Python wrapper of the same FFI object (one that came back from C++). Inline: every
+ *        positional argument of a Python call is checked.
  */
-bool IsKwargsSentinelObject(PyObject* obj);
+inline bool IsKwargsSentinelObject(PyObject* obj) {
+  return Py_TYPE(obj) == ffi_objects_detail::g_sentinel_type &&
+         ChandleOf(obj) == ffi_objects_detail::g_sentinel_handle;
+}
 
 /*! \brief A new tvm_ffi.Function that shares (increfs) `handle`, or nullptr with an error. */
 PyObject* NewFfiFunction(void* handle);
