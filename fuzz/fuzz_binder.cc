@@ -38,20 +38,23 @@ namespace {
 // prefix), and unicode identifiers of several byte lengths.
 const std::vector<std::string>& NamePool() {
   static const std::vector<std::string> pool = [] {
-    std::vector<std::string> names = {
-        "a", "b", "c", "k", "m", "x", "_", "__", "self", "alpha", "beta", "gamma", "alpha_7",
-        "stream0", "abcdefgh", "alpha_88", "stream_8", "abcdefgh1", "abcdefgh2", "abcdefghij",
-        "alpha_888", "stream_8_long", "a_rather_long_parameter_name", "a_rather_long_parameter_namf",
-        "\u00e9",                                            // 2 bytes
-        "\u00f1_x",                                          // 4 bytes
-        "\u03a9",                                            // 2 bytes
-        "\u03b1\u03b2\u03b3",                                // 6 bytes
-        "\u03b1\u03b2\u03b3\u03b4",                          // 8 bytes
-        "\u03b1\u03b2\u03b3\u03b4\u03b5",                    // 10 bytes
-        "\u53d8\u91cf",                                      // 6 bytes
-        "\u540d\u524d\u3067\u3059",                          // 12 bytes
-        "\u043f\u0435\u0440\u0435\u043c\u0435\u043d\u043d",  // 16 bytes
-    };
+    // ASCII, one space between names.
+    const std::string ascii =
+        "a b c k m x _ __ self alpha beta gamma alpha_7 stream0 abcdefgh alpha_88 stream_8 "
+        "abcdefgh1 abcdefgh2 abcdefghij alpha_888 stream_8_long a_rather_long_parameter_name "
+        "a_rather_long_parameter_namf";
+    std::vector<std::string> names;
+    for (size_t begin = 0, end = 0; begin < ascii.size(); begin = end + 1) {
+      end = std::min(ascii.find(' ', begin), ascii.size());
+      names.push_back(ascii.substr(begin, end - begin));
+    }
+    // Unicode identifiers (NFKC-normal) of 2, 4, 2, 6, 8, 10, 6, 12 and 16 bytes.
+    for (const char* name :
+         {"\u00e9", "\u00f1_x", "\u03a9", "\u03b1\u03b2\u03b3", "\u03b1\u03b2\u03b3\u03b4",
+          "\u03b1\u03b2\u03b3\u03b4\u03b5", "\u53d8\u91cf", "\u540d\u524d\u3067\u3059",
+          "\u043f\u0435\u0440\u0435\u043c\u0435\u043d\u043d"}) {
+      names.push_back(name);
+    }
     names.push_back(std::string(100, 'q'));
     names.push_back("z" + std::string(kMaxNameBytes - 1, '9'));  // the longest name allowed
     return names;
@@ -62,11 +65,27 @@ const std::vector<std::string>& NamePool() {
 // Keywords that name no parameter but come close to some: case, one byte, a NUL byte, a cut
 // UTF-8 sequence, invalid UTF-8, the empty name, one byte over the name limit.
 const std::vector<std::string>& NearMisses() {
-  static const std::vector<std::string> keys = {
-      "Alpha", "alhpa", "ALPHA", "alpha_8", "abcdefgi", "", std::string("a\0", 2),
-      std::string("al\0pha", 6), std::string("abcdefgh\0", 9), std::string("abcdefgh\0" "1", 10),
-      "\xff", "alpha\x80", "\xce", "\u03b1\u03b2\u03b3\xce", "\xc0\x80", std::string(101, 'q'),
-      std::string(kMaxNameBytes + 1, 'z'), "p0\x01", "self\x7f"};
+  static const std::vector<std::string> keys = {"Alpha",
+                                                "alhpa",
+                                                "ALPHA",
+                                                "alpha_8",
+                                                "abcdefgi",
+                                                "",
+                                                std::string("a\0", 2),
+                                                std::string("al\0pha", 6),
+                                                std::string("abcdefgh\0", 9),
+                                                std::string("abcdefgh\0"
+                                                            "1",
+                                                            10),
+                                                "\xff",
+                                                "alpha\x80",
+                                                "\xce",
+                                                "\u03b1\u03b2\u03b3\xce",
+                                                "\xc0\x80",
+                                                std::string(101, 'q'),
+                                                std::string(kMaxNameBytes + 1, 'z'),
+                                                "p0\x01",
+                                                "self\x7f"};
   return keys;
 }
 
@@ -129,7 +148,8 @@ struct Packed {
 };
 
 const char* FillBuffer(Item* item) {
-  if (item->buffer == nullptr) item->buffer = std::make_shared<std::vector<char>>(2 * kMaxNameBytes);
+  if (item->buffer == nullptr)
+    item->buffer = std::make_shared<std::vector<char>>(2 * kMaxNameBytes);
   std::memcpy(item->buffer->data(), item->text.data(), item->text.size());
   (*item->buffer)[item->text.size()] = '\0';
   return item->buffer->data();
@@ -301,9 +321,9 @@ Expected Reference(const Signature& sig, const std::vector<Item>& items,
       }
       if (!conflicts.empty()) {
         std::string names;
-        for (const std::string& conflict : conflicts) names += (names.empty() ? "" : ", ") + conflict;
-        return Error(name +
-                     "() got some positional-only arguments passed as keyword arguments: '" +
+        for (const std::string& conflict : conflicts)
+          names += (names.empty() ? "" : ", ") + conflict;
+        return Error(name + "() got some positional-only arguments passed as keyword arguments: '" +
                      names + "'");
       }
       return Error(name + "() got an unexpected keyword argument '" + keys[k] + "'", true);
@@ -542,8 +562,9 @@ ffi::Any MakeDefault(FuzzedDataProvider& in, int32_t i) {
 std::optional<Signature> DecodeSignature(FuzzedDataProvider& in) {
   // Mostly signatures the keyword-shape cache serves (up to 16 parameters), also wide ones:
   // the heap fallback and, beyond 64, the path without bitmasks.
-  const int32_t num_params =
-      in.ConsumeIntegralInRange<int>(0, 7) == 0 ? in.ConsumeIntegralInRange<int>(17, 90) : in.ConsumeIntegralInRange<int>(0, 16);
+  const int32_t num_params = in.ConsumeIntegralInRange<int>(0, 7) == 0
+                                 ? in.ConsumeIntegralInRange<int>(17, 90)
+                                 : in.ConsumeIntegralInRange<int>(0, 16);
   const int32_t num_posonly = in.ConsumeIntegralInRange<int>(0, num_params);
   const int32_t num_positional = in.ConsumeIntegralInRange<int>(num_posonly, num_params);
   const int32_t first_default = in.ConsumeIntegralInRange<int>(0, num_positional);
@@ -581,7 +602,8 @@ std::string KeyText(FuzzedDataProvider& in, const Signature& sig, int32_t prefer
   const int32_t num_params = sig.num_params();
   std::string name;
   if (num_params > 0) {
-    name = sig.param_name(preferred >= 0 ? preferred : in.ConsumeIntegralInRange<int>(0, num_params - 1));
+    name = sig.param_name(preferred >= 0 ? preferred
+                                         : in.ConsumeIntegralInRange<int>(0, num_params - 1));
   }
   const int choice = in.ConsumeIntegralInRange<int>(0, 15);
   if (num_params == 0 || choice == 10) {
@@ -662,7 +684,8 @@ std::vector<Item> DecodeCall(FuzzedDataProvider& in, const Signature& sig, int64
     if (in.ConsumeIntegralInRange<int>(0, 31) == 0) {
       items.push_back(OtherItem(in, (*next_id)++));  // a key that is not a string
     } else {
-      items.push_back(NameItem(in, KeyText(in, sig, in.ConsumeIntegralInRange<int>(0, 7) ? param : -1)));
+      items.push_back(
+          NameItem(in, KeyText(in, sig, in.ConsumeIntegralInRange<int>(0, 7) ? param : -1)));
     }
     Item value;
     value.id = (*next_id)++;
@@ -702,7 +725,8 @@ void KeepNullStringsInKeyPositions(std::vector<Item>* items) {
   }
   for (size_t i = 0; i < items->size(); ++i) {
     const bool key_position = i > split && (i - split) % 2 == 1;
-    if ((*items)[i].kind == ItemKind::kNullRawStr && !key_position) (*items)[i].kind = ItemKind::kInt;
+    if ((*items)[i].kind == ItemKind::kNullRawStr && !key_position)
+      (*items)[i].kind = ItemKind::kInt;
   }
 }
 
@@ -725,16 +749,33 @@ bool FitsKwcallCall(const std::vector<Item>& items) {
   return false;
 }
 
+// Bytes as they can be printed: others as \xNN.
+std::string Escape(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out += static_cast<char>(c);
+    } else {
+      char hex[5];
+      std::snprintf(hex, sizeof(hex), "\\x%02x", c);
+      out += hex;
+    }
+  }
+  return out;
+}
+
 std::string DescribeSignature(const Signature& sig) {
   std::string out = sig.name() + "(";
   for (int32_t i = 0; i < sig.num_params(); ++i) {
     out += sig.param_name(i).substr(0, 24) + ":" +
-           std::to_string(static_cast<int>(sig.param(i).kind)) + (sig.has_default(i) ? "=, " : ", ");
+           std::to_string(static_cast<int>(sig.param(i).kind)) +
+           (sig.has_default(i) ? "=, " : ", ");
   }
   return out + ")";
 }
 
-void CheckCall(const Signature& sig, const ffi::Function& f, Entry entry, std::vector<Item>* items) {
+void CheckCall(const Signature& sig, const ffi::Function& f, Entry entry,
+               std::vector<Item>* items) {
   if (entry == Entry::kNullArgs || entry == Entry::kNegativeCount) items->clear();
   if (entry == Entry::kKwcallCall && !FitsKwcallCall(*items)) entry = Entry::kCallPacked;
   Packed packed;
@@ -747,15 +788,16 @@ void CheckCall(const Signature& sig, const ffi::Function& f, Entry entry, std::v
     for (const Item& item : *items) {
       call += "[" + std::to_string(static_cast<int>(item.kind));
       if (item.kind == ItemKind::kName) {
-        call += " form " + std::to_string(static_cast<int>(item.form)) + " '" + item.text + "'";
+        call +=
+            " form " + std::to_string(static_cast<int>(item.form)) + " '" + Escape(item.text) + "'";
       } else {
         call += " " + std::to_string(item.id);
       }
       call += "] ";
     }
-    Fail("mismatch\n  signature: " + DescribeSignature(sig) + "\n  call: " + call +
-         "\n  entry: " + std::to_string(static_cast<int>(entry)) + "\n  want: " + Describe(want) +
-         "\n  got:  " + Describe(got));
+    Fail("mismatch\n  signature: " + Escape(DescribeSignature(sig)) + "\n  call: " + call +
+         "\n  entry: " + std::to_string(static_cast<int>(entry)) +
+         "\n  want: " + Escape(Describe(want)) + "\n  got:  " + Escape(Describe(got)));
   }
 }
 
@@ -771,7 +813,8 @@ ffi::Function EchoTarget() {
 int EchoSafeCall(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   TVM_FFI_SAFE_CALL_BEGIN();
   ffi::Array<ffi::Any> out;
-  for (int32_t i = 0; i < num_args; ++i) out.push_back(reinterpret_cast<const ffi::AnyView*>(args)[i]);
+  for (int32_t i = 0; i < num_args; ++i)
+    out.push_back(reinterpret_cast<const ffi::AnyView*>(args)[i]);
   *reinterpret_cast<ffi::Any*>(result) = out;
   TVM_FFI_SAFE_CALL_END();
 }
@@ -796,8 +839,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
   SetKeywordSuggestions(in.ConsumeBool());
   std::optional<Signature> sig = DecodeSignature(in);
-  ffi::Function target = in.ConsumeBool() ? EchoTarget()
-                                          : ffi::Function::FromExternC(nullptr, EchoSafeCall, nullptr);
+  ffi::Function target =
+      in.ConsumeBool() ? EchoTarget() : ffi::Function::FromExternC(nullptr, EchoSafeCall, nullptr);
   ffi::Function f = MakeFunction(target, *sig);
   int64_t next_id = 100000;
   for (int calls = 0; calls < 64 && in.remaining_bytes() > 0; ++calls) {
@@ -805,12 +848,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     KeepNullStringsInKeyPositions(&items);
     // Mostly the three ways to make a call; now and then no array at all, or a bad count.
     const int pick = in.ConsumeIntegralInRange<int>(0, 15);
-    const Entry entry = pick < 14 ? static_cast<Entry>(pick % 3)
-                                  : pick == 14 ? Entry::kNullArgs : Entry::kNegativeCount;
+    const Entry entry = pick < 14    ? static_cast<Entry>(pick % 3)
+                        : pick == 14 ? Entry::kNullArgs
+                                     : Entry::kNegativeCount;
     CheckCall(*sig, f, entry, &items);
     // Repeats with other names at the same keyword positions, the same C string buffers
     // included: the keyword-shape cache must check every name again.
-    for (int repeat = in.ConsumeIntegralInRange<int>(0, 3); repeat > 0 && !items.empty(); --repeat) {
+    for (int repeat = in.ConsumeIntegralInRange<int>(0, 3); repeat > 0 && !items.empty();
+         --repeat) {
       Item& item = items[in.ConsumeIntegralInRange<size_t>(0, items.size() - 1)];
       if (item.kind == ItemKind::kName) item.text = KeyText(in, *sig, -1);
       CheckCall(*sig, f, entry, &items);

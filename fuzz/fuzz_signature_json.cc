@@ -162,12 +162,32 @@ class Builder {
   bool Rarely() { return in_.ConsumeIntegralInRange<int>(0, 7) == 0; }
 
   ffi::String Text() {
-    static const char* const kTexts[] = {
-        "version", "name", "params", "kind", "default", "unpack", "POSITIONAL_ONLY",
-        "POSITIONAL_OR_KEYWORD", "KEYWORD_ONLY", "VAR_POSITIONAL", "a", "b", "alpha", "x",
-        "abcdefgh", "a_rather_long_parameter_name", "\u03b1\u03b2\u03b3\u03b4", "class", "None",
-        "\ufb01", "1abc", "", "f", "\xff\xfe"};
-    if (in_.ConsumeIntegralInRange<int>(0, 3) == 0) return ffi::String(in_.ConsumeRandomLengthString(40));
+    static const char* const kTexts[] = {"version",
+                                         "name",
+                                         "params",
+                                         "kind",
+                                         "default",
+                                         "unpack",
+                                         "POSITIONAL_ONLY",
+                                         "POSITIONAL_OR_KEYWORD",
+                                         "KEYWORD_ONLY",
+                                         "VAR_POSITIONAL",
+                                         "a",
+                                         "b",
+                                         "alpha",
+                                         "x",
+                                         "abcdefgh",
+                                         "a_rather_long_parameter_name",
+                                         "\u03b1\u03b2\u03b3\u03b4",
+                                         "class",
+                                         "None",
+                                         "\ufb01",
+                                         "1abc",
+                                         "",
+                                         "f",
+                                         "\xff\xfe"};
+    if (in_.ConsumeIntegralInRange<int>(0, 3) == 0)
+      return ffi::String(in_.ConsumeRandomLengthString(40));
     return ffi::String(kTexts[in_.ConsumeIntegralInRange<size_t>(0, std::size(kTexts) - 1)]);
   }
 
@@ -227,12 +247,14 @@ class Builder {
       case 6:
       case 7: {
         ffi::Array<ffi::Any> items;
-        for (int n = in_.ConsumeIntegralInRange<int>(0, 4); n > 0; --n) items.push_back(Value(depth + 1));
+        for (int n = in_.ConsumeIntegralInRange<int>(0, 4); n > 0; --n)
+          items.push_back(Value(depth + 1));
         return items;
       }
       case 8: {
         ffi::Map<ffi::String, ffi::Any> map;
-        for (int n = in_.ConsumeIntegralInRange<int>(0, 4); n > 0; --n) map.Set(Text(), Value(depth + 1));
+        for (int n = in_.ConsumeIntegralInRange<int>(0, 4); n > 0; --n)
+          map.Set(Text(), Value(depth + 1));
         return map;
       }
       case 9: {
@@ -257,15 +279,21 @@ class Builder {
     static const char* const kKinds[] = {"POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD",
                                          "KEYWORD_ONLY"};
     if (!Rarely()) {
-      static const char* const kNames[] = {"a", "b", "c", "alpha", "abcdefgh", "abcdefgh1",
-                                           "\u00e9", "\u03b1\u03b2\u03b3\u03b4", "\u00f1_x"};
-      map.Set("name", Rarely() ? Value(1)
-                               : ffi::Any(in_.ConsumeIntegralInRange<int>(0, 3) == 0
-                                              ? ffi::String("p" + std::to_string(index))
-                                              : ffi::String(kNames[in_.ConsumeIntegralInRange<int>(0, 8)])));
+      static const char* const kNames[] = {
+          "a",        "b",         "c",      "alpha",
+          "abcdefgh", "abcdefgh1", "\u00e9", "\u03b1\u03b2\u03b3\u03b4",
+          "\u00f1_x"};
+      map.Set("name",
+              Rarely()
+                  ? Value(1)
+                  : ffi::Any(in_.ConsumeIntegralInRange<int>(0, 3) == 0
+                                 ? ffi::String("p" + std::to_string(index))
+                                 : ffi::String(kNames[in_.ConsumeIntegralInRange<int>(0, 8)])));
     }
     if (!Rarely()) {
-      map.Set("kind", Rarely() ? Value(1) : ffi::Any(ffi::String(kKinds[in_.ConsumeIntegralInRange<int>(0, 2)])));
+      map.Set("kind", Rarely()
+                          ? Value(1)
+                          : ffi::Any(ffi::String(kKinds[in_.ConsumeIntegralInRange<int>(0, 2)])));
     }
     if (in_.ConsumeBool()) map.Set("default", Value(1));
     if (Rarely()) map.Set("unpack", Rarely() ? Value(1) : ffi::Any(in_.ConsumeBool()));
@@ -282,8 +310,9 @@ class Builder {
         map.Set("params", Value(1));
       } else {
         ffi::Array<ffi::Any> params;
-        const int count = in_.ConsumeIntegralInRange<int>(0, 63) == 0 ? kMaxParams + in_.ConsumeIntegralInRange<int>(0, 2)
-                                                            : in_.ConsumeIntegralInRange<int>(0, 8);
+        const int count = in_.ConsumeIntegralInRange<int>(0, 63) == 0
+                              ? kMaxParams + in_.ConsumeIntegralInRange<int>(0, 2)
+                              : in_.ConsumeIntegralInRange<int>(0, 8);
         for (int i = 0; i < count && (i == 0 || in_.remaining_bytes() > 0); ++i) {
           params.push_back(ParamMap(i));
         }

@@ -294,8 +294,12 @@ Signature Signature::FromMap(const ffi::Map<ffi::String, ffi::Any>& map) {
 std::string Signature::ToJson() const {
   for (const Param& param : get()->params()) {
     if (param.default_value.has_value() && !IsJsonValue(*param.default_value)) {
+      const bool subnormal = param.default_value->type_index() == ffi::TypeIndex::kTVMFFIFloat;
       TVM_FFI_THROW(ValueError) << "The default of parameter '" << param.name << "' of " << name()
-                                << "() has type " << param.default_value->GetTypeKey()
+                                << "() "
+                                << (subnormal ? "is a subnormal float"
+                                              : "has type " +
+                                                    std::string(param.default_value->GetTypeKey()))
                                 << ", which JSON cannot represent";
     }
   }

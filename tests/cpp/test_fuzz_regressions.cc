@@ -18,12 +18,10 @@ TEST(FuzzRegressions, SubnormalDefaultsAreNotWrittenAsJson) {
   EXPECT_EQ(ErrorOf([&] { sig.ToJson(); }),
             "ValueError: The default of parameter 'x' of f() has type float, which JSON cannot "
             "represent");
-  Signature nested =
-      SignatureBuilder("f").Param("x", ffi::Array<ffi::Any>({1.5, -tiny})).Build();
+  Signature nested = SignatureBuilder("f").Param("x", ffi::Array<ffi::Any>({1.5, -tiny})).Build();
   EXPECT_EQ(ErrorOf([&] { nested.ToJson(); }).rfind("ValueError: ", 0), 0u);
   // The smallest normal number still round-trips.
-  Signature normal =
-      SignatureBuilder("f").Param("x", std::numeric_limits<double>::min()).Build();
+  Signature normal = SignatureBuilder("f").Param("x", std::numeric_limits<double>::min()).Build();
   EXPECT_EQ(Signature::FromJson(normal.ToJson()).ToJson(), normal.ToJson());
 }
 

@@ -110,15 +110,16 @@ std::string Check(const ffi::Function& f, const Case& c, bool string_objects, bo
     if (c_abi) {
       TVMFFIAny result{};
       result.type_index = kTVMFFINone;
-      TVM_FFI_CHECK_SAFE_CALL(TVMFFIFunctionCall(
-          const_cast<ffi::FunctionObj*>(f.get()), reinterpret_cast<TVMFFIAny*>(packed.data()),
-          static_cast<int32_t>(packed.size()), &result));
+      TVM_FFI_CHECK_SAFE_CALL(TVMFFIFunctionCall(const_cast<ffi::FunctionObj*>(f.get()),
+                                                 reinterpret_cast<TVMFFIAny*>(packed.data()),
+                                                 static_cast<int32_t>(packed.size()), &result));
       rv = ffi::details::AnyUnsafe::MoveTVMFFIAnyToAny(&result);
     } else {
       f.CallPacked(packed.data(), static_cast<int32_t>(packed.size()), &rv);
     }
     if (!c.error.empty()) return "expected an error, the call bound: " + c.error;
-    if (testing::Ints(rv) != Expected(c)) return "wrong values for a call of " + std::to_string(c.nargs) + " positional arguments";
+    if (testing::Ints(rv) != Expected(c))
+      return "wrong values for a call of " + std::to_string(c.nargs) + " positional arguments";
     return "";
   } catch (const ffi::Error& err) {
     got = std::string(err.kind()) + ": " + std::string(err.message());
