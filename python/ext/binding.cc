@@ -151,9 +151,12 @@ Binding* Binding::Make(const Signature& signature, PyObject* target, PyObject* f
 
 PyObject* Binding::Call(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                         PyObject* kwnames) const {
-  for (Py_ssize_t i = 0; i < nargs; ++i) {
-    if (TVM_FFI_PREDICT_FALSE(IsKwargsSentinelObject(args[i]))) {
-      return CallWithKwargsTail(self, args, nargs, kwnames, i);
+  // tvm-ffi's packers write a KWARGS tail instead of keywords, never beside them.
+  if (kwnames == nullptr) {
+    for (Py_ssize_t i = 0; i < nargs; ++i) {
+      if (TVM_FFI_PREDICT_FALSE(IsKwargsSentinelObject(args[i]))) {
+        return CallWithKwargsTail(self, args, nargs, i);
+      }
     }
   }
   return CallBound(self, args, nargs, kwnames);
@@ -175,25 +178,24 @@ PyObject* Binding::CallBound(PyObject* self, PyObject* const* args, Py_ssize_t n
 }
 
 // tvm-ffi's own keyword packing from Python, `f(x, KWARGS, "alpha", 2.0)`: the tail becomes
-// keywords (before any given in Python syntax) and the call is bound like any other.
+// keywords and the call is bound like any other.
 PyObject* Binding::CallWithKwargsTail(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                                      PyObject* kwnames, Py_ssize_t sentinel_at) const {
+                                      Py_ssize_t sentinel_at) const {
   const Py_ssize_t tail = nargs - sentinel_at - 1;
   if (tail % 2 != 0) {
     SetTypeError(binder_detail::KwargsTailOdd(signature_, tail));
     return nullptr;
   }
   const Py_ssize_t num_tail = tail / 2;
-  const Py_ssize_t num_named = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  if (sentinel_at + num_tail + num_named > INT32_MAX) {
+  if (sentinel_at + num_tail > INT32_MAX) {
     PyErr_Format(PyExc_TypeError,
                  "%s() got %zd arguments with a KWARGS tail; at most %d can be bound",
-                 signature_.name().c_str(), sentinel_at + num_tail + num_named, INT32_MAX);
+                 signature_.name().c_str(), sentinel_at + num_tail, INT32_MAX);
     return nullptr;
   }
-  PyObject* names = PyTuple_New(num_tail + num_named);
+  PyObject* names = PyTuple_New(num_tail);
   if (names == nullptr) return nullptr;
-  SmallArray<PyObject*> stack(static_cast<int32_t>(sentinel_at + num_tail + num_named));
+  SmallArray<PyObject*> stack(static_cast<int32_t>(sentinel_at + num_tail));
   for (Py_ssize_t i = 0; i < sentinel_at; ++i) stack[i] = args[i];
   const PyObject* const* pairs = args + sentinel_at + 1;
   for (Py_ssize_t k = 0; k < num_tail; ++k) {
@@ -219,12 +221,6 @@ PyObject* Binding::CallWithKwargsTail(PyObject* self, PyObject* const* args, Py_
     Py_INCREF(key);
     PyTuple_SET_ITEM(names, k, key);
     stack[static_cast<int32_t>(sentinel_at + k)] = value;
-  }
-  for (Py_ssize_t j = 0; j < num_named; ++j) {
-    PyObject* key = PyTuple_GET_ITEM(kwnames, j);
-    Py_INCREF(key);
-    PyTuple_SET_ITEM(names, num_tail + j, key);
-    stack[static_cast<int32_t>(sentinel_at + num_tail + j)] = args[nargs + j];
   }
   PyObject* result = CallBound(self, stack.data(), sentinel_at, names);
   Py_DECREF(names);
@@ -275,6 +271,9 @@ PyObject* Binding::Unpack(PyObject* self, PyObject* const* bound) const {
 
 PyObject* Binding::CallTarget(PyObject* self, PyObject* const* bound, Py_ssize_t n) const {
   if (ffi_callee_ == nullptr) return PyObject_Vectorcall(target_, bound, n, nullptr);
+  // The target itself when it releases the GIL as this function does (the usual case), else
+  // the private twin, given this function's setting.
+  if (ReleaseGilOf(target_) == ReleaseGilOf(self)) return CallFfiFunction(target_, bound, n);
   ReleaseGilOf(ffi_callee_) = ReleaseGilOf(self);
   return CallFfiFunction(ffi_callee_, bound, n);
 }

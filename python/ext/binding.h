@@ -38,8 +38,8 @@ class Binding {
 
   /*!
    * \brief Call the target with `args`/`kwnames` bound to the signature: CPython's rules,
-   *        CPython's TypeError texts. A KWARGS sentinel among the positional arguments
-   *        starts tvm-ffi's keyword tail, as for C++ callers.
+   *        CPython's TypeError texts. In a call without keywords, a KWARGS sentinel among the
+   *        positional arguments starts tvm-ffi's keyword tail, as for C++ callers.
    */
   PyObject* Call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) const;
 
@@ -59,7 +59,7 @@ class Binding {
   PyObject* CallBound(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                       PyObject* kwnames) const;
   PyObject* CallWithKwargsTail(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                               PyObject* kwnames, Py_ssize_t sentinel_at) const;
+                               Py_ssize_t sentinel_at) const;
   const int32_t* SlotsFor(Py_ssize_t nargs, PyObject* kwnames, int32_t* fresh) const;
   PyObject* CallTarget(PyObject* self, PyObject* const* bound, Py_ssize_t n) const;
   PyObject* Unpack(PyObject* self, PyObject* const* bound) const;
