@@ -16,8 +16,8 @@ TEST(FuzzRegressions, SubnormalDefaultsAreNotWrittenAsJson) {
   const double tiny = std::numeric_limits<double>::denorm_min();
   Signature sig = SignatureBuilder("f").Param("x", tiny).Build();
   EXPECT_EQ(ErrorOf([&] { sig.ToJson(); }),
-            "ValueError: The default of parameter 'x' of f() has type float, which JSON cannot "
-            "represent");
+            "ValueError: The default of parameter 'x' of f() is a subnormal float, which JSON "
+            "cannot represent");
   Signature nested = SignatureBuilder("f").Param("x", ffi::Array<ffi::Any>({1.5, -tiny})).Build();
   EXPECT_EQ(ErrorOf([&] { nested.ToJson(); }).rfind("ValueError: ", 0), 0u);
   // The smallest normal number still round-trips.
