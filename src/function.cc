@@ -50,6 +50,8 @@ class KwFunctionObj : public ffi::FunctionObj {
     this->safe_call = SafeCall;
     this->cpp_call = reinterpret_cast<void*>(CppCall);
     default_views_.resize(arity_);
+    defaults_from_ = arity_;
+    while (defaults_from_ > 0 && signature_.has_default(defaults_from_ - 1)) --defaults_from_;
     for (int32_t i = 0; i < arity_; ++i) {
       // Views into signature_, which this object keeps alive.
       if (signature_.has_default(i)) {
@@ -133,6 +135,7 @@ class KwFunctionObj : public ffi::FunctionObj {
   // For FastBind (signatures of at most 64 parameters): bit i is parameter i.
   uint64_t required_mask_ = 0;  // parameters without a default
   uint64_t all_mask_ = 0;
+  int32_t defaults_from_;         // parameters from this index on all have defaults
   mutable KeywordShapes shapes_;  // keyword calls that bound, for repeats of their shape
 };
 
@@ -148,10 +151,19 @@ void KwFunctionObj::BindAndCall(const TVMFFIAny* raw, int32_t num_args, ffi::Any
     return;
   }
   TVMFFIAny bound[kInlineArity];
+  if (tail == 0 && nargs >= defaults_from_ && nargs <= num_positional_) {
+    // Trailing defaults left out: nothing to look up.
+    for (int32_t i = 0; i < nargs; ++i) CopyAny(&bound[i], &raw[i]);
+    for (int32_t i = nargs; i < arity_; ++i) bound[i] = default_views_[i];
+    target_call_(target_obj_, reinterpret_cast<const ffi::AnyView*>(bound), arity_, result);
+    return;
+  }
   const int32_t num_keywords = tail / 2;
-  const bool known = shapes_.BindKnown(nargs, num_keywords, [&](const KeywordShapes::Shape& shape) {
-    return BindShape(shape, raw, pairs, bound);
-  });
+  // Only keyword calls are remembered; a positional call goes straight to FastBind.
+  const bool known = num_keywords > 0 &&
+                     shapes_.BindKnown(nargs, num_keywords, [&](const KeywordShapes::Shape& shape) {
+                       return BindShape(shape, raw, pairs, bound);
+                     });
   if (!known && !FastBind(raw, nargs, pairs, num_keywords, bound)) {
     BindOrThrow(raw, nargs, pairs, num_keywords, bound);
   }
