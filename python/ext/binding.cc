@@ -170,11 +170,9 @@ PyObject* Binding::CallBound(PyObject* self, PyObject* const* args, Py_ssize_t n
   SmallArray<int32_t> fresh(arity_);
   const int32_t* slots = SlotsFor(nargs, kwnames, fresh.data());
   if (slots == nullptr) return nullptr;
-  // In a vectorcall the keyword values follow the positional ones, so a slot indexes args.
   SmallArray<PyObject*> bound(arity_);
-  for (int32_t i = 0; i < arity_; ++i) {
-    bound[i] = slots[i] == kUseDefault ? defaults_[i] : args[slots[i]];
-  }
+  FillBound(slots, arity_, static_cast<int32_t>(nargs), args, args + nargs, 1, defaults_.data(),
+            bound.data());
   if (signature_.has_unpack()) return Unpack(self, bound.data());
   return CallTarget(self, bound.data(), arity_);
 }
