@@ -23,8 +23,7 @@ ffi::Function Plain() {
 // def scale(a, b=2.0, c=3)
 ffi::Function WithDefaults() {
   static ffi::Function f = kwcall::MakeFunction(
-      Target(),
-      kwcall::SignatureBuilder("scale").Param("a").Param("b", 2.0).Param("c", 3).Build());
+      Target(), kwcall::SignatureBuilder("scale").Param("a").Param("b", 2.0).Param("c", 3).Build());
   return f;
 }
 

@@ -55,7 +55,8 @@ void Load(const std::string& path, const ffi::Tensor& tensor) {
 void Save(const std::string& path, const ffi::Tensor& tensor) {
   std::vector<char> host(ffi::GetDataSize(tensor));
   Check(cudaDeviceSynchronize(), "synchronize");
-  Check(cudaMemcpy(host.data(), tensor.data_ptr(), host.size(), cudaMemcpyDeviceToHost), "download");
+  Check(cudaMemcpy(host.data(), tensor.data_ptr(), host.size(), cudaMemcpyDeviceToHost),
+        "download");
   std::ofstream(path, std::ios::binary).write(host.data(), host.size());
 }
 
@@ -108,9 +109,8 @@ int main(int argc, char** argv) {
   const double base = NsPerLaunch([&] { bare(a, b, c, 1.0); }, launches, repeats);
   const double native = NsPerLaunch([&] { kernel(a, b, c, 1.0); }, launches, repeats);
   const double defaults = NsPerLaunch([&] { kernel(a, b, c); }, launches, repeats);
-  const double keyword =
-      NsPerLaunch([&] { kwcall::Call(kernel, a, b, c, kwcall::Kw("alpha", 1.0)); }, launches,
-                  repeats);
+  const double keyword = NsPerLaunch(
+      [&] { kwcall::Call(kernel, a, b, c, kwcall::Kw("alpha", 1.0)); }, launches, repeats);
   std::cout << "| route | ns/launch | ratio to the bare exported function |\n|---|---:|---:|\n"
             << "| bare exported function, a, b, c, alpha | " << base << " | 1.000 |\n"
             << "| kwcall, a, b, c, alpha (native call) | " << native << " | " << native / base
