@@ -58,6 +58,22 @@ TEST(Binding, FewerArgumentsThanArityUseDefaults) {
   EXPECT_EQ(Ints(f(1, 2)), (std::vector<int64_t>{1, 2}));
 }
 
+// Positional calls that leave out trailing defaults skip the binder; the edges of that shortcut.
+TEST(Binding, TrailingDefaultsLeftOutPositionally) {
+  // def f(a, b=1, *, c=2)
+  ffi::Function f = MakeFunction(
+      EchoTarget(), SignatureBuilder("f").Param("a").Param("b", 1).KeywordOnly("c", 2).Build());
+  EXPECT_EQ(Ints(f(5)), (std::vector<int64_t>{5, 1, 2}));
+  EXPECT_EQ(Ints(f(5, 6)), (std::vector<int64_t>{5, 6, 2}));
+  EXPECT_EQ(ErrorOf([&] { f(); }), "TypeError: f() missing 1 required positional argument: 'a'");
+  EXPECT_EQ(ErrorOf([&] { f(5, 6, 7, 8); }),
+            "TypeError: f() takes from 1 to 2 positional arguments but 4 were given");
+  // def g(a, b=1, *, c): a required keyword-only parameter keeps every call on the binder.
+  ffi::Function g = MakeFunction(
+      EchoTarget(), SignatureBuilder("g").Param("a").Param("b", 1).KeywordOnly("c").Build());
+  EXPECT_EQ(ErrorOf([&] { g(5); }), "TypeError: g() missing 1 required keyword-only argument: 'c'");
+}
+
 TEST(Binding, KeywordNamesOfEveryStringKind) {
   ffi::Function f = MakeF();
   // Raw C string, small string (<= 7 bytes) and heap string object.
