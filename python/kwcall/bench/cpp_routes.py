@@ -24,13 +24,19 @@ SLOW_ROUTES = {"B", "C"}
 SLOW_MAX_CALLS = 20_000
 
 
-def call_runner(modules: Modules, mix: Mix, route: str, device_id: int):
-    """run(n) for n calls of the route from Python's thread."""
+def _route_args(modules: Modules, mix: Mix, route: str, device_id: int):
+    """What caller.cc needs to call one route: (global name, leading arguments, mode,
+    CUDA device or -1, stream-sync function or None)."""
     fn, mode = CPP_ROUTES[route]
-    call_n = modules.caller.get_function("call_n")
     sync = modules.cuda.get_function("stream_sync") if mix.cuda else None
     cuda_device = device_id if mix.cuda else -1
-    name, lead = mix.globals[fn], list(mix.lead)
+    return mix.globals[fn], list(mix.lead), mode, cuda_device, sync
+
+
+def call_runner(modules: Modules, mix: Mix, route: str, device_id: int):
+    """run(n) for n calls of the route from Python's thread."""
+    call_n = modules.caller.get_function("call_n")
+    name, lead, mode, cuda_device, sync = _route_args(modules, mix, route, device_id)
 
     def run(n: int) -> list[int]:
         return [call_n(name, lead, ALPHA, BETA, n, mode, cuda_device, sync)]
@@ -43,11 +49,8 @@ def thread_runner(
 ):
     """run(n) for n calls on each of `threads` plain C++ threads; streams: one per thread,
     or empty for the default stream."""
-    fn, mode = CPP_ROUTES[route]
     run_threads = modules.caller.get_function("threads")
-    sync = modules.cuda.get_function("stream_sync") if mix.cuda else None
-    cuda_device = device_id if mix.cuda else -1
-    name, lead = mix.globals[fn], list(mix.lead)
+    name, lead, mode, cuda_device, sync = _route_args(modules, mix, route, device_id)
 
     def run(n: int) -> list[int]:
         out = run_threads(name, lead, ALPHA, BETA, threads, n, mode, cuda_device, streams, sync)
