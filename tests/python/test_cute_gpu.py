@@ -1,6 +1,6 @@
 """The CuTeDSL-from-C++ example on a GPU: results checked against PyTorch for C++
 positional and keyword launches and Python keyword calls. Skips without a CUDA GPU (CI
-never has one; see the README for where it ran)."""
+never has one; docs/testing.md says where it ran)."""
 
 from __future__ import annotations
 

@@ -7,6 +7,8 @@ import argparse
 import datetime
 import os
 import platform
+import shlex
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -53,6 +55,41 @@ def pick_device(choice: str) -> str:
         why = "torch is not installed" if torch is None else "torch.cuda.is_available() is False"
         raise SystemExit(f"--device cuda: {why}; run with --device cpu")
     return "cuda" if choice == "cuda" or (choice == "auto" and available) else "cpu"
+
+
+def source_commit() -> str | None:
+    """The kwcall commit measured: KWCALL_SOURCE_COMMIT, else the git checkout that holds the
+    installed package (a clone's .venv or an editable install), with "-dirty" for local edits;
+    None for a wheel installed elsewhere."""
+    if os.environ.get("KWCALL_SOURCE_COMMIT"):
+        return os.environ["KWCALL_SOURCE_COMMIT"]
+    where = Path(kwcall.__file__).resolve().parent
+
+    def git(*args: str) -> str:
+        done = subprocess.run(
+            ["git", "-C", str(where), *args], capture_output=True, text=True, timeout=30
+        )
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    try:
+        commit = git("rev-parse", "HEAD")
+        if not commit:
+            return None
+        # Only files that build kwcall count: results and logs do not change what is measured.
+        dirty = git(
+            "status",
+            "--porcelain",
+            "--untracked-files=no",
+            "--",
+            "src",
+            "include",
+            "python",
+            "CMakeLists.txt",
+            "pyproject.toml",
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return commit + ("-dirty" if dirty else "")
 
 
 def machine(device: str) -> dict[str, Any]:
@@ -156,6 +193,10 @@ def main(argv: list[str] | None = None) -> Path:
             modules.cuda.get_function("stream_destroy")(stream)
 
     meta = {
+        "command": shlex.join(
+            ["python", "-m", "kwcall.bench", *(sys.argv[1:] if argv is None else argv)]
+        ),
+        "commit": source_commit(),
         "mode": mode,
         "device": device,
         "reps": reps,

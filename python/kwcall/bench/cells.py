@@ -66,6 +66,23 @@ class Cell:
         }
 
 
+def from_json(data: dict[str, Any]) -> Cell:
+    """A cell read back from results.json (its samples, not its runner)."""
+    fixed = {
+        "group",
+        "threads",
+        "calls_per_sample",
+        "samples_ns",
+        "median_ns_per_call",
+        "median_calls_per_s",
+    }
+    labels = {k: v for k, v in data.items() if k not in fixed}
+    cell = Cell(data["group"], labels, run=lambda n: [], threads=data["threads"])
+    cell.calls = data["calls_per_sample"]
+    cell.samples = data["samples_ns"]
+    return cell
+
+
 def run_all(cells: list[Cell], reps: int, sample_s: float, progress: Any) -> None:
     """Calibrates every cell, then takes reps samples of each, interleaved."""
     for cell in cells:

@@ -129,6 +129,8 @@ def markdown(cells: list[Cell], meta: dict[str, Any]) -> str:
     lines = [
         f"# kwcall benchmark ({meta['mode']}, {meta['device']})",
         "",
+        f"`{meta['command']}` on kwcall commit {meta['commit'] or 'unknown (not a git checkout)'}",
+        "",
         f"{machine['cpu']} ({machine['cpu_count']} cores), {machine['platform']}, "
         f"Python {machine['python']}, apache-tvm-ffi {machine['tvm_ffi']}, "
         f"kwcall {machine['kwcall']}"
