@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs tests/python/test_cute.py against other nvidia-cutlass-dsl releases (the default
+# Runs tests/python/test_cute*.py (kwcall.cute on host-only functions) against other nvidia-cutlass-dsl releases (the default
 # environment has the pinned one), each in an environment of its own under build/cute/,
 # with kwcall installed from a wheel built once from this clone. Prints a table.
 #
@@ -44,8 +44,8 @@ for version in "${versions[@]}"; do
   fi
   logged "$vlog" "$venv/bin/python" -m pip install --disable-pip-version-check --no-deps \
     --force-reinstall "$wheel"
-  step "pytest tests/python/test_cute.py with nvidia-cutlass-dsl $version"
-  if "$venv/bin/python" -m pytest tests/python/test_cute.py -p no:cacheprovider -q; then
+  step "pytest tests/python/test_cute*.py with nvidia-cutlass-dsl $version"
+  if "$venv/bin/python" -m pytest tests/python/test_cute*.py -p no:cacheprovider -q; then
     result[$version]=passed
   else
     result[$version]=FAILED

@@ -151,10 +151,10 @@ def staged(paths: list[tuple[str, str]]) -> Iterator[list[str]]:
                 os.unlink(temp)
 
 
-def warn_unlinked(function_name: str, object_path: str, why: str) -> None:
+def warn_unlinked(function_name: str, why: str, sidecar: str | None) -> None:
+    kept = f"; it is in {sidecar}" if sidecar else ""
     warnings.warn(
-        f"kwcall.cute.export_to_c: {why}; the signature of {function_name} is only in "
-        f"{sidecar_path(object_path)}",
+        f"kwcall.cute.export_to_c: {why}: {function_name} is exported without its signature{kept}",
         RuntimeWarning,
         stacklevel=4,
     )

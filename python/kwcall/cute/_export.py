@@ -23,9 +23,15 @@ from . import _cutedsl, _versions
 
 
 def write(
-    compiled: Any, signature: Signature, object_file_path: str, function_name: Any, options: dict
+    compiled: Any,
+    signature: Signature,
+    object_file_path: str,
+    function_name: Any,
+    options: dict,
+    with_sidecar: bool,
 ) -> str:
-    """Export ``compiled`` with ``signature``; returns the sidecar's path."""
+    """Export ``compiled`` with ``signature`` (and the sidecar when asked); returns the
+    sidecar's path."""
     _export.check_function_name(function_name)
     cc = _export.compiler()  # a bad CC fails here, before anything is written
     path = os.fspath(object_file_path)
@@ -35,13 +41,17 @@ def write(
     with tempfile.TemporaryDirectory(prefix="kwcall-export-") as tmp:
         raw = os.path.join(tmp, f"cutedsl.{fmt}")
         _cutedsl.base_class().export_to_c(compiled, raw, function_name=function_name, **options)
-        with _export.staged([(path, f".{fmt}"), (sidecar, ".json")]) as (object_tmp, sidecar_tmp):
-            Path(sidecar_tmp).write_bytes(json_text.encode("utf-8"))
+        destinations = [(path, f".{fmt}")] + ([(sidecar, ".json")] if with_sidecar else [])
+        with _export.staged(destinations) as temps:
+            object_tmp = temps[0]
+            kept = sidecar if with_sidecar else None
+            if with_sidecar:
+                Path(temps[1]).write_bytes(json_text.encode("utf-8"))
             if fmt != "o":
-                _export.warn_unlinked(function_name, path, f"a .{fmt} file cannot link it")
+                _export.warn_unlinked(function_name, f"a .{fmt} file cannot link it", kept)
                 shutil.copyfile(raw, object_tmp)
             elif cc is None:
-                _export.warn_unlinked(function_name, path, "no C compiler (cc, or CC)")
+                _export.warn_unlinked(function_name, "no C compiler (cc, or CC)", kept)
                 shutil.copyfile(raw, object_tmp)
             else:
                 _export.link_signature(cc, raw, object_tmp, function_name, json_text)
@@ -67,12 +77,14 @@ def export_to_c(compiled: Any, object_file_path: str, function_name: str, **kwar
     signature = getattr(compiled, "signature", None)
     if not isinstance(signature, Signature) or not isinstance(compiled, _cutedsl.base_class()):
         raise TypeError(f"export_to_c needs a compiled CuTeDSL function, got {compiled!r}")
-    return write(compiled, signature, object_file_path, function_name, kwargs)
+    return write(compiled, signature, object_file_path, function_name, kwargs, with_sidecar=True)
 
 
 def export_method(
     self: Any, object_file_path: str, function_name: str | None = None, **kwargs: Any
 ) -> None:
     """CuTeDSL's ``export_to_c`` method, on kwcall's compiled functions: the same arguments,
-    and the signature linked into the object as ``kwcall.cute.export_to_c`` does."""
-    write(self, self.signature, object_file_path, function_name, kwargs)
+    and the signature linked into the object as ``kwcall.cute.export_to_c`` does. It writes
+    only the object, as CuTeDSL's does: disk caches write to a temporary name and rename it
+    (flash-attention), and a sidecar beside that name would be left behind."""
+    write(self, self.signature, object_file_path, function_name, kwargs, with_sidecar=False)
