@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs tests/python/test_cute*.py (kwcall.cute on host-only functions) against other nvidia-cutlass-dsl releases (the default
-# environment has the pinned one), each in an environment of its own under build/cute/,
+# Runs tests/python/test_cute*.py (kwcall.cute on host-only functions) against other
+# nvidia-cutlass-dsl releases (the default environment has the pinned one), each in an environment of its own under build/cute/,
 # with kwcall installed from a wheel built once from this clone. Prints a table.
 #
 #   bash scripts/test_cute_versions.sh                  # 4.6.0, 4.7.1 and 4.8.1
