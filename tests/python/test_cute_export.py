@@ -147,3 +147,22 @@ def test_the_sidecar_is_utf8_whatever_the_locale(tmp_path):
     sidecar = (tmp_path / "k.o.kwcall.json").read_bytes().decode("utf-8")
     assert str(kwcall.Signature.from_json(sidecar)) == "(out, \u03b1)"
     assert has_kernel_and_signature(obj)
+
+
+def test_without_a_c_compiler_the_signature_is_only_in_the_sidecar(compiled, tmp_path, monkeypatch):
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no cc to be found
+    obj = tmp_path / "k.o"
+    with pytest.warns(RuntimeWarning, match=r"no C compiler .*kern is exported without its sig"):
+        sidecar = kwcute.export_to_c(compiled, str(obj), function_name="kern")
+    monkeypatch.undo()
+    assert "__tvm_ffi_kern" in symbols(obj) and _export.signature_symbol("kern") not in symbols(obj)
+    assert kwcall.Signature.from_json(open(sidecar, encoding="utf-8").read()) == compiled.signature
+
+
+def test_a_text_format_keeps_the_signature_in_the_sidecar(compiled, tmp_path):
+    obj = tmp_path / "k.ll"
+    with pytest.warns(RuntimeWarning, match=r"a \.ll file cannot link it"):
+        kwcute.export_to_c(compiled, str(obj), function_name="kern")
+    assert "__tvm_ffi_kern" in obj.read_text(encoding="utf-8")
+    assert folder_listing(tmp_path) == ["k.ll", "k.ll.kwcall.json"]

@@ -108,3 +108,19 @@ def test_without_cutedsl_entry_points_say_how_to_install(monkeypatch):
     monkeypatch.setattr(_versions, "cutedsl_version", lambda: None)
     with pytest.raises(ImportError, match=r'pip install "kwcall\[cute\]"'):
         kwcute.compile(probe_fn, from_dlpack(_OUT), Int32(1))
+
+
+def test_a_renamed_private_name_fails_its_own_probe(sample):
+    # What a CuTeDSL release that renamed _kwargs_wrapper would look like to the probes.
+    class Renamed:
+        pass
+
+    renamed = Renamed()
+    renamed.__dict__.update(vars(sample.stock))
+    renamed.__dict__["_kwargs_wrapper_v2"] = renamed.__dict__.pop("_kwargs_wrapper")
+    failing = [
+        p.name
+        for p in _cutedsl.PRIVATE_NAMES
+        if "._kwargs_wrapper" == p.name and not p.probe(sample._replace(stock=renamed))
+    ]
+    assert failing == ["._kwargs_wrapper"]
