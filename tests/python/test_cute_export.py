@@ -166,3 +166,10 @@ def test_a_text_format_keeps_the_signature_in_the_sidecar(compiled, tmp_path):
         kwcute.export_to_c(compiled, str(obj), function_name="kern")
     assert "__tvm_ffi_kern" in obj.read_text(encoding="utf-8")
     assert folder_listing(tmp_path) == ["k.ll", "k.ll.kwcall.json"]
+
+
+def test_cc_is_split_as_a_shell_would(compiled, tmp_path, monkeypatch):
+    monkeypatch.setenv("CC", "cc -Wall '-DKWCALL_TEST=a b'")
+    obj = tmp_path / "k.o"
+    kwcute.export_to_c(compiled, str(obj), function_name="kern")
+    assert has_kernel_and_signature(obj)
