@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs tests/python/test_cute.py against other nvidia-cutlass-dsl releases (the default
-# environment has the pinned one), each in an environment of its own under build/cute/,
-# with kwcall installed from a wheel built once from this clone. Prints a table.
+# Runs kwcall.cute's host-only tests (tests/python/test_cute*.py but the GPU one) against other
+# nvidia-cutlass-dsl releases (the default environment has the pinned one), each in an
+# environment of its own under build/cute/, with kwcall installed from a wheel built once from
+# this clone. Prints a table.
 #
 #   bash scripts/test_cute_versions.sh                  # 4.6.0, 4.7.1 and 4.8.1
 #   bash scripts/test_cute_versions.sh 4.6.0            # what CI runs besides the pin
@@ -28,6 +29,7 @@ for name in apache-tvm-ffi pytest hypothesis numpy; do
   while read -r line; do pins+=("$line"); done < <(grep -E "^${name}==" requirements/tested.txt)
 done
 
+tests=(tests/python/test_cute{,_privates,_export,_cache}.py)
 declare -A result
 status=0
 for version in "${versions[@]}"; do
@@ -44,8 +46,8 @@ for version in "${versions[@]}"; do
   fi
   logged "$vlog" "$venv/bin/python" -m pip install --disable-pip-version-check --no-deps \
     --force-reinstall "$wheel"
-  step "pytest tests/python/test_cute.py with nvidia-cutlass-dsl $version"
-  if "$venv/bin/python" -m pytest tests/python/test_cute.py -p no:cacheprovider -q; then
+  step "pytest ${tests[*]} with nvidia-cutlass-dsl $version"
+  if "$venv/bin/python" -m pytest "${tests[@]}" -p no:cacheprovider -q; then
     result[$version]=passed
   else
     result[$version]=FAILED

@@ -18,19 +18,36 @@
 
 #include <tvm/ffi/c_api.h>
 
-/*! \brief The prefix of the function that carries the signature of an exported function. */
+/*!
+ * \brief The prefix of the function that carries the signature of an exported function.
+ *
+ * The one place it is written: kwcall.cute reads it from this header, and the symbol below
+ * (`__tvm_ffi_` + prefix + name) is checked against it by tests/python/test_export.py.
+ */
 #define KWCALL_SIGNATURE_FUNCTION_PREFIX "__kwcall_signature_"
+
+#ifdef __cplusplus
+#define KWCALL_EXPORT_EXTERN_C extern "C"
+#else
+#define KWCALL_EXPORT_EXTERN_C
+#endif
 
 /*!
  * \brief Export `SignatureJson` (a string literal) as the signature of the exported function
  *        `ExportName`.
+ *
+ * Valid C and C++ with C linkage either way: kwcall.cute.export_to_c compiles it as C.
  */
-#define KWCALL_EXPORT_SIGNATURE(ExportName, SignatureJson)                     \
-  extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi___kwcall_signature_##ExportName( \
-      void*, const TVMFFIAny*, int32_t, TVMFFIAny* result) {                   \
-    static const char kJson[] = SignatureJson;                                 \
-    TVMFFIByteArray bytes{kJson, sizeof(kJson) - 1};                           \
-    return TVMFFIStringFromByteArray(&bytes, result);                          \
+#define KWCALL_EXPORT_SIGNATURE(ExportName, SignatureJson)                                 \
+  KWCALL_EXPORT_EXTERN_C TVM_FFI_DLL_EXPORT int __tvm_ffi___kwcall_signature_##ExportName( \
+      void* kwcall_self, const TVMFFIAny* kwcall_args, int32_t kwcall_num_args,            \
+      TVMFFIAny* kwcall_result) {                                                          \
+    static const char kJson[] = SignatureJson;                                             \
+    TVMFFIByteArray bytes = {kJson, sizeof(kJson) - 1};                                    \
+    (void)kwcall_self;                                                                     \
+    (void)kwcall_args;                                                                     \
+    (void)kwcall_num_args;                                                                 \
+    return TVMFFIStringFromByteArray(&bytes, kwcall_result);                               \
   }
 
 #endif  // KWCALL_EXPORT_H_

@@ -1,28 +1,62 @@
-"""Signatures that travel inside exported object files (kwcall.cute.export_to_c).
+"""Signatures that travel inside exported object files (kwcall.cute's export).
 
-The signature becomes the tvm-ffi function ``__kwcall_signature_<name>`` (what
-``KWCALL_EXPORT_SIGNATURE`` defines in C++), compiled from a few lines of C with the system C
-compiler and linked into the exported object (a relocatable link), so that whatever library
-or program is linked from that object carries it. A JSON sidecar is written beside it too.
+The signature becomes the tvm-ffi function ``__kwcall_signature_<name>``: a C file that uses
+``KWCALL_EXPORT_SIGNATURE`` from ``<kwcall/export.h>`` (the one definition of the function and
+of its prefix) is compiled as C with the system compiler and linked into the exported object
+(a relocatable link), so that whatever library or program is linked from that object carries
+it. A JSON sidecar is written beside it too.
+
+Nothing a caller passes is read as anything else: every path handed to the compiler is
+absolute (never an option), ``CC`` is checked before anything is written, and the companion is
+compiled as C (``-x c``) whatever ``CC`` names, so its symbol has C linkage.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import re
+import secrets
 import shlex
 import shutil
 import subprocess
 import tempfile
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import tvm_ffi.libinfo
 
-#: Must match KWCALL_SIGNATURE_FUNCTION_PREFIX in include/kwcall/export.h.
-SIGNATURE_FUNCTION_PREFIX = "__kwcall_signature_"
+from . import libinfo
 
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_HEADER = "kwcall/export.h"
+_SIDECAR_SUFFIX = ".kwcall.json"
+
+
+@functools.cache
+def signature_function_prefix() -> str:
+    """``KWCALL_SIGNATURE_FUNCTION_PREFIX``, read from the installed ``<kwcall/export.h>``."""
+    text = (Path(libinfo.include_dir()) / _HEADER).read_text(encoding="utf-8")
+    match = re.search(r'#define\s+KWCALL_SIGNATURE_FUNCTION_PREFIX\s+"([^"]+)"', text)
+    if match is None:
+        raise RuntimeError(f"no KWCALL_SIGNATURE_FUNCTION_PREFIX in {libinfo.include_dir()}")
+    return match.group(1)
+
+
+def signature_symbol(function_name: str) -> str:
+    """The C symbol of the function carrying ``function_name``'s signature."""
+    return f"__tvm_ffi_{signature_function_prefix()}{function_name}"
+
+
+def sidecar_path(object_path: str) -> str:
+    return f"{object_path}{_SIDECAR_SUFFIX}"
+
+
+def check_function_name(function_name: object) -> None:
+    if not isinstance(function_name, str) or not _C_IDENTIFIER.match(function_name):
+        raise ValueError(f"function_name must be a C identifier, got {function_name!r}")
 
 
 def _c_string(text: str) -> str:
@@ -39,20 +73,29 @@ def _c_string(text: str) -> str:
 
 def c_source(function_name: str, json_text: str) -> str:
     """C source exporting ``json_text`` as the signature of ``function_name``."""
-    symbol = f"__tvm_ffi_{SIGNATURE_FUNCTION_PREFIX}{function_name}"
-    return f"""// The signature of {function_name}, written by kwcall.cute.export_to_c.
-#include <tvm/ffi/c_api.h>
+    return (
+        f"// The signature of {function_name}, written by kwcall.cute's export_to_c.\n"
+        f"#include <{_HEADER}>\n\n"
+        f"KWCALL_EXPORT_SIGNATURE({function_name}, {_c_string(json_text)})\n"
+    )
 
-TVM_FFI_DLL_EXPORT int {symbol}(void* self, const TVMFFIAny* args, int32_t num_args,
-                                TVMFFIAny* result) {{
-  static const char json[] = {_c_string(json_text)};
-  TVMFFIByteArray bytes = {{json, sizeof(json) - 1}};
-  (void)self;
-  (void)args;
-  (void)num_args;
-  return TVMFFIStringFromByteArray(&bytes, result);
-}}
-"""
+
+def compiler() -> list[str] | None:
+    """The C compiler command from ``CC`` (default ``cc``); None when ``CC`` is unset and no
+    ``cc`` exists. A ``CC`` that is empty, unparsable or names no program is a ValueError
+    naming ``CC``, raised before anything is written."""
+    raw = os.environ.get("CC")
+    if raw is None:
+        return ["cc"] if shutil.which("cc") else None
+    try:
+        words = shlex.split(raw)
+    except ValueError as error:
+        raise ValueError(f"CC={raw!r} is not a valid command line ({error})") from None
+    if not words:
+        raise ValueError(f"CC={raw!r} names no compiler: unset CC or set it to a C compiler")
+    if shutil.which(words[0]) is None:
+        raise ValueError(f"CC={raw!r}: no program {words[0]!r} on PATH")
+    return words
 
 
 def _run(command: list[str]) -> None:
@@ -61,60 +104,57 @@ def _run(command: list[str]) -> None:
         raise RuntimeError(f"{shlex.join(command)} failed: {done.stderr.strip()}")
 
 
-def add_signature(object_path: str, function_name: str, json_text: str) -> str:
-    """Link the signature of ``function_name`` into the object file at ``object_path`` and write
-    ``<object_path>.kwcall.json``; returns the sidecar's path. Without a working C compiler the
-    signature is only in the sidecar, with a RuntimeWarning saying so."""
-    if not _C_IDENTIFIER.match(function_name):
-        raise ValueError(f"function_name must be a C identifier, got {function_name!r}")
-    sidecar = f"{object_path}.kwcall.json"
-    Path(sidecar).write_text(json_text)
-    compiler = shlex.split(os.environ.get("CC", "cc"))
-    if shutil.which(compiler[0]) is None:
-        warnings.warn(
-            f"kwcall.cute.export_to_c: no C compiler ({compiler[0]}); the signature of "
-            f"{function_name} is only in {sidecar}",
-            RuntimeWarning,
-            stacklevel=3,
-        )
-        return sidecar
-    with tempfile.TemporaryDirectory() as tmp:
-        source = Path(tmp) / "signature.c"
-        source.write_text(c_source(function_name, json_text))
-        signature_object = Path(tmp) / "signature.o"
-        merged = Path(tmp) / "merged.o"
+def link_signature(
+    cc: list[str], object_path: str, output_path: str, function_name: str, json_text: str
+) -> None:
+    """Write ``output_path``: the object at ``object_path`` with the signature linked in."""
+    with tempfile.TemporaryDirectory(prefix="kwcall-export-") as tmp:
+        source = Path(tmp, "signature.c").resolve()
+        source.write_bytes(c_source(function_name, json_text).encode("utf-8"))
+        signature_object = Path(tmp, "signature.o").resolve()
+        includes = [f"-I{libinfo.include_dir()}", f"-I{tvm_ffi.libinfo.find_include_path()}"]
+        compile_as_c = ["-c", "-fPIC", "-O2", *includes, "-o", str(signature_object), "-x", "c"]
+        _run([*cc, *compile_as_c, str(source)])
+        # A relocatable link: one object holding CuTeDSL's code and the signature.
+        inputs = [os.path.abspath(object_path), str(signature_object)]
+        _run([*cc, "-r", "-nostdlib", "-o", os.path.abspath(output_path), *inputs])
+
+
+def _create_beside(path: str, suffix: str) -> str:
+    """A new file beside ``path`` (same folder, so a rename replaces ``path`` atomically), made
+    with the permissions a plain ``open(path, "wb")`` gives."""
+    folder, base = os.path.split(os.path.abspath(path))
+    while True:
+        name = os.path.join(folder, f".{base}.{secrets.token_hex(6)}.tmp{suffix}")
         try:
-            _run(
-                [
-                    *compiler,
-                    "-c",
-                    "-fPIC",
-                    "-O2",
-                    f"-I{tvm_ffi.libinfo.find_include_path()}",
-                    str(source),
-                    "-o",
-                    str(signature_object),
-                ]
-            )
-            # A relocatable link: one object holding CuTeDSL's code and the signature.
-            _run(
-                [
-                    *compiler,
-                    "-r",
-                    "-nostdlib",
-                    object_path,
-                    str(signature_object),
-                    "-o",
-                    str(merged),
-                ]
-            )
-        except RuntimeError as error:
-            warnings.warn(
-                f"kwcall.cute.export_to_c: the signature of {function_name} is only in "
-                f"{sidecar}: {error}",
-                RuntimeWarning,
-                stacklevel=3,
-            )
-            return sidecar
-        shutil.copyfile(merged, object_path)
-    return sidecar
+            os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            return name
+        except FileExistsError:
+            continue
+
+
+@contextlib.contextmanager
+def staged(paths: list[tuple[str, str]]) -> Iterator[list[str]]:
+    """Temporary files beside each destination (``(destination, suffix)`` pairs), renamed onto
+    the destinations only when the block succeeds; removed otherwise."""
+    temps: list[str] = []
+    try:
+        for destination, suffix in paths:
+            temps.append(_create_beside(destination, suffix))
+        yield temps
+        for (destination, _), temp in zip(paths, temps, strict=True):
+            os.replace(temp, destination)
+        temps = []
+    finally:
+        for temp in temps:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+
+
+def warn_unlinked(function_name: str, why: str, sidecar: str | None) -> None:
+    kept = f"; it is in {sidecar}" if sidecar else ""
+    warnings.warn(
+        f"kwcall.cute.export_to_c: {why}: {function_name} is exported without its signature{kept}",
+        RuntimeWarning,
+        stacklevel=4,
+    )

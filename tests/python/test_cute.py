@@ -184,7 +184,7 @@ def test_dataclass_parameters(out):
 
 
 def test_install_and_uninstall(out):
-    provider = kwcute._provider()
+    provider = kwcute._cutedsl.provider()
     stock_class = provider.TVMFFIJitCompiledFunctionWithKwargs
     assert kwcute.install()
     try:
@@ -205,9 +205,9 @@ def test_install_and_uninstall(out):
 
 
 def test_unknown_version_warns_and_leaves_cutedsl_alone(monkeypatch):
-    provider = kwcute._provider()
+    provider = kwcute._cutedsl.provider()
     stock_class = provider.TVMFFIJitCompiledFunctionWithKwargs
-    monkeypatch.setattr(kwcute, "cutedsl_version", lambda: "4.5.3")
+    monkeypatch.setattr(kwcute._versions, "cutedsl_version", lambda: "4.5.3")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert kwcute.install() is False
@@ -264,7 +264,7 @@ def test_compile_changes_nothing_in_cutedsl(out):
     # out stays its own the whole time, so other threads' compiles are untouched.
     import threading
 
-    provider = kwcute._provider()
+    provider = kwcute._cutedsl.provider()
     stock_class = provider.TVMFFIJitCompiledFunctionWithKwargs
     seen, stop = set(), threading.Event()
 
@@ -315,7 +315,7 @@ def test_concurrent_kwcall_compiles_and_calls(out):
 def test_stock_object_api_keeps_working(compiled, out):
     import copy
 
-    provider = kwcute._provider()
+    provider = kwcute._cutedsl.provider()
     stock, ours = compiled
     # __tvm_ffi_object__: the raw native function, as stock returns it.
     assert ours.__tvm_ffi_object__() is ours._tvm_ffi_function

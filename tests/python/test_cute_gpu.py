@@ -44,3 +44,18 @@ def test_cute_kernel_exported_ahead_of_time_runs_from_cpp_without_python():
     assert done.stdout.count("matches PyTorch") == 3
     assert "FAIL" not in done.stdout
     assert "Did you mean 'alpha'?" in done.stdout  # the C++ program's own wording (3.13's)
+
+
+CACHE = ROOT / "examples" / "cute_cache" / "run.py"
+
+
+def test_cute_kernel_round_trips_a_disk_cache_with_its_keywords():
+    done = subprocess.run(
+        [sys.executable, str(CACHE), "--launches", "200", "--repeats", "3"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "FAIL" not in done.stdout
+    assert done.stdout.count("| ok |") == 7

@@ -1,0 +1,47 @@
+"""CuTeDSL integration: compiled ``@cute.jit`` functions become kwcall Functions.
+
+Since nvidia-cutlass-dsl 4.6, ``cute.compile(..., options="--enable-tvm-ffi")`` returns
+``TVMFFIJitCompiledFunctionWithKwargs`` for every function with an argument: a Python object
+whose ``__call__`` goes through an exec-generated keyword wrapper. It is not a
+``tvm_ffi.Function``, so registering it as a global hands C++ callers a Python callback.
+
+kwcall's compiled-function type derives from both ``kwcall.Function`` (made in C, so it keeps
+kwcall's vectorcall) and CuTeDSL's class: the object is a ``tvm_ffi.Function`` whose handle
+binds keywords in C++, ``isinstance`` against CuTeDSL's class holds, and CuTeDSL's state and
+methods keep working.
+
+* ``compile(fn, *args)`` compiles with stock CuTeDSL and builds kwcall's object from the
+  result: nothing in CuTeDSL changes, for this thread or any other.
+* ``install()`` makes every ``--enable-tvm-ffi`` compile in the process return kwcall's object
+  and ``cute.runtime.load_module`` bind exported signatures; ``uninstall()`` undoes both.
+* ``export_to_c(compiled, path, function_name=...)`` (and the compiled object's own
+  ``export_to_c`` method) writes CuTeDSL's object file with the signature inside it, plus a
+  ``.kwcall.json`` sidecar, for disk caches and C++ programs without Python.
+
+The modules, one concept each: ``_versions`` (the supported releases, checked by every entry
+point), ``_cutedsl`` (every CuTeDSL private name, with a probe each), ``_derive`` (the
+signature of a compile), ``_construct`` (the type and the one construction route),
+``_compile`` and ``_install`` (the two ways in), ``_export`` (ahead of time), ``_load``
+(modules loaded back from exported files).
+"""
+
+from __future__ import annotations
+
+from ._compile import compile
+from ._construct import from_stock, is_compiled_function
+from ._export import export_to_c
+from ._install import install, is_installed, uninstall
+from ._versions import SUPPORTED_VERSIONS, cutedsl_version, is_supported
+
+__all__ = [
+    "SUPPORTED_VERSIONS",
+    "compile",
+    "cutedsl_version",
+    "export_to_c",
+    "from_stock",
+    "install",
+    "is_compiled_function",
+    "is_installed",
+    "is_supported",
+    "uninstall",
+]
