@@ -7,11 +7,11 @@
 #include <cstring>
 #include <string>
 
-#include "binder.h"
-#include "binding_errors.h"
-#include "binding_plan.h"
-#include "kwargs_tail.h"
-#include "small_array.h"
+#include "binding/binder.h"
+#include "binding/binding_errors.h"
+#include "binding/binding_plan.h"
+#include "binding/kwargs_tail.h"
+#include "binding/small_array.h"
 
 namespace kwcall {
 namespace {
@@ -148,10 +148,9 @@ void KwFunctionObj::BindAndCall(const TVMFFIAny* raw, int32_t num_args, ffi::Any
     return;
   }
   // Only keyword calls are remembered; a positional call goes straight to FastBind.
-  const bool known =
-      plan_.BindKnown(nargs, num_keywords, [&](const KeywordShapes::Shape& shape) {
-        return BindShape(shape, raw, pairs, bound);
-      });
+  const bool known = plan_.BindKnown(nargs, num_keywords, [&](const KeywordShapes::Shape& shape) {
+    return BindShape(shape, raw, pairs, bound);
+  });
   if (!known && !FastBind(raw, nargs, pairs, num_keywords, bound)) {
     BindOrThrow(raw, nargs, pairs, num_keywords, bound);
   }
@@ -184,10 +183,9 @@ bool KwFunctionObj::BindShape(const KeywordShapes::Shape& shape, const TVMFFIAny
 void KwFunctionObj::CallWide(const TVMFFIAny* raw, int32_t nargs, const TVMFFIAny* pairs,
                              int32_t num_keywords, ffi::Any* result) const {
   SmallArray<TVMFFIAny, BindingPlan::kMaxMaskArity> bound(arity_);
-  const bool known =
-      plan_.BindKnown(nargs, num_keywords, [&](const KeywordShapes::Shape& shape) {
-        return BindShape(shape, raw, pairs, bound.data());
-      });
+  const bool known = plan_.BindKnown(nargs, num_keywords, [&](const KeywordShapes::Shape& shape) {
+    return BindShape(shape, raw, pairs, bound.data());
+  });
   if (!known && !FastBind(raw, nargs, pairs, num_keywords, bound.data())) {
     BindOrThrow(raw, nargs, pairs, num_keywords, bound.data());
   }

@@ -8,11 +8,11 @@
 #include <string>
 
 #include "base_layout.h"
-#include "binder.h"
-#include "binding_errors.h"
+#include "binding/binder.h"
+#include "binding/binding_errors.h"
+#include "binding/kwargs_tail.h"
+#include "binding/small_array.h"
 #include "ffi_objects.h"
-#include "kwargs_tail.h"
-#include "small_array.h"
 
 namespace kwcall {
 namespace python {
@@ -227,8 +227,8 @@ PyObject* Binding::CallPositional(PyObject* self, PyObject* const* args, Py_ssiz
 PyObject* Binding::CallKeywords(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                                 PyObject* kwnames) const {
   SmallArray<PyObject*> bound(arity_);
-  const bool known = plan_->BindKnown(
-      nargs, PyTuple_GET_SIZE(kwnames), [&](const KeywordShapes::Shape& shape) {
+  const bool known =
+      plan_->BindKnown(nargs, PyTuple_GET_SIZE(kwnames), [&](const KeywordShapes::Shape& shape) {
         for (int32_t k = 0; k < shape.num_keywords; ++k) {
           const int32_t param = shape.params[k];
           if (PyTuple_GET_ITEM(kwnames, k) != names_[param]) return false;
@@ -276,8 +276,8 @@ PyObject* Binding::CallWithKwargsTail(PyObject* self, PyObject* const* args, Py_
     return nullptr;
   }
   if (tail.nargs + tail.num_keywords > INT32_MAX) {
-    SetTypeError(binding_errors::TooManyToBind(
-        signature(), tail.nargs + tail.num_keywords, "arguments with a KWARGS tail"));
+    SetTypeError(binding_errors::TooManyToBind(signature(), tail.nargs + tail.num_keywords,
+                                               "arguments with a KWARGS tail"));
     return nullptr;
   }
   PyObject* const* pairs = args + sentinel_at + 1;

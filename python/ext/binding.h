@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "binding_plan.h"
+#include "binding/binding_plan.h"
 
 namespace kwcall {
 namespace python {
@@ -77,8 +77,8 @@ class Binding {
 
   const BindingPlan* plan_ = nullptr;  // borrowed from the C++ function self's handle holds
   int32_t arity_ = 0;
-  std::vector<PyObject*> names_;     // interned, owned
-  std::vector<PyObject*> defaults_;  // borrowed from defaults_tuple_; nullptr where none
+  std::vector<PyObject*> names_;        // interned, owned
+  std::vector<PyObject*> defaults_;     // borrowed from defaults_tuple_; nullptr where none
   PyObject* target_ = nullptr;          // owned
   PyObject* signature_obj_ = nullptr;   // owned
   PyObject* defaults_tuple_ = nullptr;  // owned

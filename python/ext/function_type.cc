@@ -12,9 +12,9 @@
 
 #include "base_layout.h"
 #include "binding.h"
-#include "binding_plan.h"
+#include "binding/binding_plan.h"
+#include "binding/small_array.h"
 #include "ffi_objects.h"
-#include "small_array.h"
 
 namespace kwcall {
 namespace python {
@@ -176,10 +176,10 @@ PyObject* CallPreprocessed(PyObject* self, PyObject* const* args, size_t nargsf,
 // preprocess step, native positional calls, or the general binding.
 void ChooseEntryPoint(PyObject* self) {
   KwFunctionLayout& fields = Fields(self);
-  fields.vectorcall = fields.binding == nullptr                         ? CallUnbound
-                      : fields.preprocess != nullptr                    ? CallPreprocessed
+  fields.vectorcall = fields.binding == nullptr                       ? CallUnbound
+                      : fields.preprocess != nullptr                  ? CallPreprocessed
                       : fields.binding->plan().positional_is_native() ? CallNative
-                                                                        : CallBound;
+                                                                      : CallBound;
 }
 
 // -- lifetime --------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "binder.h"
+#include "binding/binder.h"
 #include "test_util.h"
 
 namespace kwcall {

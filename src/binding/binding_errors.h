@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kwargs_tail.h"
+#include "binding/kwargs_tail.h"
 
 namespace kwcall {
 namespace binding_errors {

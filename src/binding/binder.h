@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "binding_errors.h"
+#include "binding/binding_errors.h"
 #include "compat.h"
 
 namespace kwcall {

@@ -1,11 +1,11 @@
 // The binding TypeError texts (binding_errors.h).
-#include "binding_errors.h"
+#include "binding/binding_errors.h"
 
 #include <cstdint>
 #include <sstream>
 
-#include "binder.h"
-#include "suggest.h"
+#include "binding/binder.h"
+#include "binding/suggest.h"
 
 namespace kwcall {
 namespace binding_errors {

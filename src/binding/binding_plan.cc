@@ -1,7 +1,7 @@
 // The binding plan of one kwcall function (binding_plan.h).
-#include "binding_plan.h"
+#include "binding/binding_plan.h"
 
-#include "binder.h"
+#include "binding/binder.h"
 
 namespace kwcall {
 

@@ -14,8 +14,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "keyword_shapes.h"
-#include "param_names.h"
+#include "binding/keyword_shapes.h"
+#include "binding/param_names.h"
 
 namespace kwcall {
 

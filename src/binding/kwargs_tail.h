@@ -25,8 +25,8 @@ inline N FindKwargsSentinel(const T* args, N num_args, IsSentinel is_sentinel) {
 
 /*! \brief The packed-argument form: the sentinel is the object `sentinel`. */
 inline int32_t FindKwargsSentinel(const TVMFFIAny* args, int32_t num_args, const void* sentinel) {
-  return FindKwargsSentinel(args, num_args,
-                            [sentinel](const TVMFFIAny& a) { return IsKwargsSentinel(a, sentinel); });
+  return FindKwargsSentinel(
+      args, num_args, [sentinel](const TVMFFIAny& a) { return IsKwargsSentinel(a, sentinel); });
 }
 
 /*! \brief A call split at its sentinel. */
@@ -37,7 +37,8 @@ struct KwargsTail {
   int64_t size = 0;
 };
 
-/*! \brief Split a call of `num_args` arguments at the sentinel at `sentinel_at` (num_args: none). */
+/*! \brief Split a call of `num_args` arguments at the sentinel at `sentinel_at` (num_args: none).
+ */
 inline KwargsTail SplitKwargsTail(int64_t num_args, int64_t sentinel_at) {
   KwargsTail tail;
   tail.nargs = sentinel_at;

@@ -1,6 +1,6 @@
 // See suggest.h for the rule. Written from CPython's observed behaviour; the distance is a
 // weighted Levenshtein distance computed one row at a time in a fixed stack buffer.
-#include "suggest.h"
+#include "binding/suggest.h"
 
 #include <kwcall/function.h>
 
