@@ -4,9 +4,9 @@
 // BindSlots decides, for every parameter in declaration order, where its value comes from:
 // the i-th positional argument, the k-th keyword value, or the default. It never touches the
 // values themselves, so each caller keeps them in its own currency (TVMFFIAny in C++,
-// PyObject* in Python) and gathers them with FillBound. The algorithm and the error texts
-// follow CPython's `initialize_locals` (Python/ceval.c) step for step, so a call fails with
-// exactly the TypeError the equivalent `def` would raise.
+// PyObject* in Python) and gathers them with FillBound. The algorithm follows CPython's
+// `initialize_locals` (Python/ceval.c) step for step, with its texts (binding_errors.h), so a
+// call fails with exactly the TypeError the equivalent `def` would raise.
 #ifndef KWCALL_SRC_BINDER_H_
 #define KWCALL_SRC_BINDER_H_
 

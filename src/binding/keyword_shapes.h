@@ -1,8 +1,9 @@
 // The keyword-call shapes a function has bound. Keyword calls from one call site pass the same
 // names in the same order every time, so remembering which parameter each keyword named lets a
-// repeat call check one name per keyword instead of searching for it (the C++ counterpart of
-// the Python side's call-shape cache). Shapes are immutable once published and live as long as
-// the function, so concurrent callers read them without locks.
+// repeat call check one name per keyword instead of searching for it: by text from C++, by
+// interned pointer from Python (one cache for both, in the function's BindingPlan). Shapes are
+// immutable once published and live as long as the function, so concurrent callers read them
+// without locks.
 #ifndef KWCALL_SRC_KEYWORD_SHAPES_H_
 #define KWCALL_SRC_KEYWORD_SHAPES_H_
 
