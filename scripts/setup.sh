@@ -46,7 +46,7 @@ ensure_venv "$python" "$venv" "$log"
 
 # Rebuild kwcall when anything that goes into it changed.
 src_hash=$(cat CMakeLists.txt pyproject.toml python/CMakeLists.txt \
-  $(find cmake include src python -type f \( -name '*.h' -o -name '*.cc' -o -name '*.inc' \
+  $(find cmake include src python -type f \( -name '*.h' -o -name '*.cc' -o -name '*.inc' -o -name '*.cmake' \
     -o -name '*.in' -o -name '*.py' -o -name '*.pyi' \) | sort) | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$venv/.kwcall-build" 2>/dev/null)" != "$src_hash" ]; then
   step "build and install kwcall into $venv (scikit-build-core + CMake, log: $log)"

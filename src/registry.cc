@@ -2,21 +2,13 @@
 #include <kwcall/function.h>
 #include <kwcall/load.h>
 #include <kwcall/signature.h>
-#include <tvm/ffi/container/array.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/reflection/registry.h>
 
 #include <string>
 
-#include "identifier.h"
-#include "suggest.h"
-
 namespace kwcall {
 namespace {
-
-std::string_view View(const ffi::String& text) {
-  return std::string_view(text.data(), text.size());
-}
 
 // A signature given as a kwcall.Signature object, its map form or its JSON text.
 Signature SignatureFromAny(const ffi::Any& value) {
@@ -53,27 +45,12 @@ TVM_FFI_STATIC_INIT_BLOCK() {
              if (auto sig = ExportedSignature(mod, name)) return *sig;
              return std::nullopt;
            })
-      .def("kwcall.Limits",
-           []() {
-             ffi::Map<ffi::String, int64_t> limits;
-             limits.Set("max_params", kMaxParams);
-             limits.Set("max_name_bytes", kMaxNameBytes);
-             limits.Set("max_nesting_depth", kMaxNestingDepth);
-             return limits;
-           })
-      // For tests that compare these rules with Python's own, name by name.
-      .def("kwcall.testing.CheckName",
-           [](ffi::String name) {
-             NameCheck check = CheckIdentifier(View(name));
-             if (check.problem == NameProblem::kNone) return ffi::String("");
-             return ffi::String(DescribeNameProblem(View(name), check));
-           })
-      .def("kwcall.testing.SuggestName", [](ffi::String key, ffi::Array<ffi::String> candidates) {
-        std::vector<ffi::String> names(candidates.begin(), candidates.end());
-        std::vector<std::string_view> views;
-        for (const ffi::String& name : names) views.push_back(View(name));
-        return static_cast<int64_t>(
-            SuggestName(View(key), views.data(), static_cast<int32_t>(views.size())));
+      .def("kwcall.Limits", []() {
+        ffi::Map<ffi::String, int64_t> limits;
+        limits.Set("max_params", kMaxParams);
+        limits.Set("max_name_bytes", kMaxNameBytes);
+        limits.Set("max_nesting_depth", kMaxNestingDepth);
+        return limits;
       });
 }
 

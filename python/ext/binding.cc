@@ -1,17 +1,18 @@
-// Binding a Python call: CPython's rules (binder.h) over kwnames, the call-shape cache, and
-// the call of the target with the bound objects.
+// Binding a Python call: the plan's rules (binder.h) over kwnames, its keyword-shape cache,
+// and the call of the target with the bound objects.
 #include "binding.h"
 
-#include <kwcall/kwargs.h>
 #include <tvm/ffi/c_api.h>
 
 #include <memory>
 #include <string>
 
 #include "base_layout.h"
-#include "binder.h"
+#include "binding/binder.h"
+#include "binding/binding_errors.h"
+#include "binding/kwargs_tail.h"
+#include "binding/small_array.h"
 #include "ffi_objects.h"
-#include "small_array.h"
 
 namespace kwcall {
 namespace python {
@@ -27,14 +28,23 @@ void SetTypeError(const std::string& message) {
   Py_DECREF(text);
 }
 
-// The keyword names of one Python call, for BindSlots: pointer compares against the interned
-// parameter names first, then the one name lookup (ParamNames) for keys that are not.
+// `obj` as UTF-8 bytes (lone surrogates kept), or nullptr with no error set.
+PyObject* Utf8Bytes(PyObject* obj) {
+  PyObject* bytes = PyUnicode_AsEncodedString(obj, "utf-8", "surrogatepass");
+  if (bytes == nullptr) PyErr_Clear();
+  return bytes;
+}
+
+// The keyword names of one Python call, for BindSlots, compared as CPython compares them
+// (initialize_locals): by pointer against the interned parameter names first; then exact
+// strings by their text (the one name lookup, ParamNames), and str subclasses with ==, which
+// runs their own __eq__. A key that is not a str is CPython's "keywords must be strings".
 class PyKeys {
  public:
-  PyKeys(PyObject* kwnames, const std::vector<PyObject*>& names, const ParamNames& lookup)
+  PyKeys(PyObject* kwnames, const std::vector<PyObject*>& names, const BindingPlan& plan)
       : kwnames_(kwnames),
         names_(names),
-        lookup_(lookup),
+        plan_(plan),
         count_(kwnames ? static_cast<int32_t>(PyTuple_GET_SIZE(kwnames)) : 0) {}
   ~PyKeys() {
     for (PyObject* temp : temps_) Py_DECREF(temp);
@@ -46,29 +56,44 @@ class PyKeys {
     for (int32_t i = 0; i < n; ++i) {
       if (names_[i] == key) return i;
     }
-    Py_ssize_t size = 0;
-    const char* text = PyUnicode_Check(key) ? PyUnicode_AsUTF8AndSize(key, &size) : nullptr;
-    if (text == nullptr) {
-      PyErr_Clear();  // not a str, or not encodable: names no parameter
-      return -1;
+    if (!PyUnicode_Check(key)) {
+      SetTypeError(binding_errors::KeywordNotString(plan_.signature()));
+      return kKeyFailed;
     }
-    return lookup_.Find(NameKey(std::string_view(text, size)), &hint_);
+    if (PyUnicode_CheckExact(key)) {
+      Py_ssize_t size = 0;
+      const char* text = PyUnicode_AsUTF8AndSize(key, &size);
+      if (text == nullptr) {
+        PyErr_Clear();  // not encodable (a lone surrogate): names no parameter
+        return -1;
+      }
+      return plan_.names().Find(NameKey(std::string_view(text, size)), &hint_);
+    }
+    // CPython compares a key that is not an exact str with the parameters a keyword may name.
+    for (int32_t i = plan_.posonly_count(); i < n; ++i) {
+      const int equal = PyObject_RichCompareBool(key, names_[i], Py_EQ);
+      if (equal != 0) return equal > 0 ? i : kKeyFailed;
+    }
+    return -1;
   }
-  // For messages only: the key as CPython prints it (lone surrogates kept).
+  // CPython's test for a positional-only parameter passed by keyword: the name == the key.
+  int Names(int32_t k, int32_t param) const {
+    PyObject* key = PyTuple_GET_ITEM(kwnames_, k);
+    if (key == names_[param]) return 1;
+    return PyObject_RichCompareBool(names_[param], key, Py_EQ);
+  }
+  // For messages only: the key as CPython prints it (its str(), lone surrogates kept).
   std::string_view Text(int32_t k) const {
     PyObject* key = PyTuple_GET_ITEM(kwnames_, k);
-    PyObject* bytes = PyUnicode_Check(key)
-                          ? PyUnicode_AsEncodedString(key, "utf-8", "surrogatepass")
-                          : PyObject_Repr(key);
-    if (bytes != nullptr && PyUnicode_Check(bytes)) {
-      PyObject* encoded = PyUnicode_AsEncodedString(bytes, "utf-8", "surrogatepass");
-      Py_DECREF(bytes);
-      bytes = encoded;
-    }
-    if (bytes == nullptr) {
+    PyObject* shown = PyUnicode_CheckExact(key) ? (Py_INCREF(key), key) : PyObject_Str(key);
+    PyObject* bytes = nullptr;
+    if (shown != nullptr) {
+      bytes = Utf8Bytes(shown);
+      Py_DECREF(shown);
+    } else {
       PyErr_Clear();
-      return "?";
     }
+    if (bytes == nullptr) return "?";
     temps_.push_back(bytes);
     return std::string_view(PyBytes_AS_STRING(bytes), PyBytes_GET_SIZE(bytes));
   }
@@ -76,7 +101,7 @@ class PyKeys {
  private:
   PyObject* kwnames_;
   const std::vector<PyObject*>& names_;
-  const ParamNames& lookup_;
+  const BindingPlan& plan_;
   int32_t count_;
   mutable int32_t hint_ = 0;
   mutable std::vector<PyObject*> temps_;
@@ -95,32 +120,51 @@ PyObject* CallFfiFunction(PyObject* fn, PyObject* const* items, Py_ssize_t n) {
   return result;
 }
 
+Py_ssize_t FindSentinelObject(PyObject* const* args, Py_ssize_t nargs) {
+  return FindKwargsSentinel(args, nargs, IsKwargsSentinelObject);
+}
+
 }  // namespace
 
-Binding::Binding(Signature signature)
-    : signature_(std::move(signature)), arity_(signature_.num_params()), param_names_(signature_) {}
+Binding::Binding(const Binding& other)
+    : plan_(other.plan_),
+      arity_(other.arity_),
+      names_(other.names_),
+      defaults_(other.defaults_),
+      target_(other.target_),
+      signature_obj_(other.signature_obj_),
+      defaults_tuple_(other.defaults_tuple_),
+      unpack_fn_(other.unpack_fn_),
+      ffi_callee_(other.ffi_callee_),
+      cpp_held_defaults_(other.cpp_held_defaults_) {
+  for (PyObject* name : names_) Py_INCREF(name);
+  for (PyObject* obj : {target_, signature_obj_, defaults_tuple_, unpack_fn_}) Py_INCREF(obj);
+  Py_XINCREF(ffi_callee_);
+}
+
+Binding* Binding::Copy() const { return new Binding(*this); }
 
 Binding::~Binding() {
   for (PyObject* name : names_) Py_XDECREF(name);
   Py_XDECREF(target_);
-  Py_XDECREF(ffi_target_);
   Py_XDECREF(signature_obj_);
   Py_XDECREF(defaults_tuple_);
   Py_XDECREF(unpack_fn_);
   Py_XDECREF(ffi_callee_);
-  Py_XDECREF(last_kwnames_);
 }
 
-Binding* Binding::Make(const Signature& signature, PyObject* target, PyObject* ffi_target,
-                       PyObject* signature_obj, PyObject* defaults, PyObject* unpack_fn) {
+Binding* Binding::Make(const BindingPlan* plan, PyObject* target, PyObject* signature_obj,
+                       PyObject* defaults, PyObject* unpack_fn) {
+  const Signature& signature = plan->signature();
   if (!PyTuple_Check(defaults) || PyTuple_GET_SIZE(defaults) != signature.num_params()) {
     PyErr_SetString(PyExc_TypeError, "defaults must be a tuple with one entry per parameter");
     return nullptr;
   }
-  std::unique_ptr<Binding> b(new Binding(signature));
-  for (PyObject* obj : {target, ffi_target, signature_obj, defaults, unpack_fn}) Py_INCREF(obj);
+  std::unique_ptr<Binding> b(new Binding());
+  for (PyObject* obj : {target, signature_obj, defaults, unpack_fn}) Py_INCREF(obj);
+  b->plan_ = plan;
+  b->arity_ = plan->arity();
   b->target_ = target;
-  b->ffi_target_ = ffi_target;
   b->signature_obj_ = signature_obj;
   b->defaults_tuple_ = defaults;
   b->unpack_fn_ = unpack_fn;
@@ -132,7 +176,6 @@ Binding* Binding::Make(const Signature& signature, PyObject* target, PyObject* f
     PyUnicode_InternInPlace(&name);
     b->names_.push_back(name);
     b->defaults_.push_back(param.default_value ? PyTuple_GET_ITEM(defaults, i) : nullptr);
-    b->unpack_.push_back(param.unpack);
     if (param.default_value &&
         param.default_value->type_index() == ffi::TypeIndex::kTVMFFIOpaquePyObject) {
       TVMFFIObject* opaque = reinterpret_cast<const TVMFFIAny*>(&*param.default_value)->v_obj;
@@ -141,7 +184,6 @@ Binding* Binding::Make(const Signature& signature, PyObject* target, PyObject* f
           static_cast<PyObject*>(TVMFFIOpaqueObjectGetCellPtr(opaque)->handle));
     }
   }
-  b->positional_is_native_ = signature.num_kwonly() == 0 && !signature.has_unpack();
   if (PyObject_TypeCheck(target, FfiObjects().function_type)) {
     b->ffi_callee_ = NewFfiFunction(ChandleOf(target));
     if (b->ffi_callee_ == nullptr) return nullptr;
@@ -152,103 +194,123 @@ Binding* Binding::Make(const Signature& signature, PyObject* target, PyObject* f
 PyObject* Binding::Call(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                         PyObject* kwnames) const {
   // tvm-ffi's packers write a KWARGS tail instead of keywords, never beside them.
-  if (kwnames == nullptr) {
-    for (Py_ssize_t i = 0; i < nargs; ++i) {
-      if (TVM_FFI_PREDICT_FALSE(IsKwargsSentinelObject(args[i]))) {
-        return CallWithKwargsTail(self, args, nargs, i);
-      }
-    }
+  if (kwnames != nullptr) return CallKeywords(self, args, nargs, kwnames);
+  const Py_ssize_t sentinel_at = FindSentinelObject(args, nargs);
+  if (TVM_FFI_PREDICT_FALSE(sentinel_at < nargs)) {
+    return CallWithKwargsTail(self, args, nargs, sentinel_at);
   }
-  return CallBound(self, args, nargs, kwnames);
+  return CallPositional(self, args, nargs);
 }
 
-PyObject* Binding::CallBound(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                             PyObject* kwnames) const {
-  if (kwnames == nullptr && nargs == arity_ && positional_is_native_) {
+PyObject* Binding::CallNative(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                              PyObject* kwnames) const {
+  if (kwnames != nullptr) return CallKeywords(self, args, nargs, kwnames);
+  const Py_ssize_t sentinel_at = FindSentinelObject(args, nargs);
+  if (TVM_FFI_PREDICT_TRUE(sentinel_at == nargs && nargs == arity_)) {
     return CallTarget(self, args, nargs);
   }
-  SmallArray<int32_t> fresh(arity_);
-  const int32_t* slots = SlotsFor(nargs, kwnames, fresh.data());
-  if (slots == nullptr) return nullptr;
+  if (sentinel_at < nargs) return CallWithKwargsTail(self, args, nargs, sentinel_at);
+  return CallPositional(self, args, nargs);
+}
+
+// No keywords: trailing defaults left out need no lookup; anything else is an error that
+// the binder words.
+PyObject* Binding::CallPositional(PyObject* self, PyObject* const* args, Py_ssize_t nargs) const {
+  if (!plan_->TakesTrailingDefaults(nargs)) return CallBinding(self, args, nargs, nullptr);
   SmallArray<PyObject*> bound(arity_);
-  FillBound(slots, arity_, static_cast<int32_t>(nargs), args, args + nargs, 1, defaults_.data(),
-            bound.data());
-  if (signature_.has_unpack()) return Unpack(self, bound.data());
-  return CallTarget(self, bound.data(), arity_);
+  for (Py_ssize_t i = 0; i < nargs; ++i) bound[static_cast<int32_t>(i)] = args[i];
+  for (int32_t i = static_cast<int32_t>(nargs); i < arity_; ++i) bound[i] = defaults_[i];
+  return Finish(self, bound.data());
+}
+
+// Keywords: a shape that bound before checks one name pointer per keyword.
+PyObject* Binding::CallKeywords(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                                PyObject* kwnames) const {
+  SmallArray<PyObject*> bound(arity_);
+  const bool known =
+      plan_->BindKnown(nargs, PyTuple_GET_SIZE(kwnames), [&](const KeywordShapes::Shape& shape) {
+        for (int32_t k = 0; k < shape.num_keywords; ++k) {
+          const int32_t param = shape.params[k];
+          if (PyTuple_GET_ITEM(kwnames, k) != names_[param]) return false;
+          bound[param] = args[nargs + k];
+        }
+        for (int32_t i = 0; i < shape.nargs; ++i) bound[i] = args[i];
+        for (uint64_t rest = shape.defaults; rest != 0; rest &= rest - 1) {
+          const int i = __builtin_ctzll(rest);
+          bound[i] = defaults_[i];
+        }
+        return true;
+      });
+  if (known) return Finish(self, bound.data());
+  return CallBinding(self, args, nargs, kwnames);
+}
+
+// CPython's rules in full (binder.h); a call that binds leaves its shape in the plan.
+PyObject* Binding::CallBinding(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                               PyObject* kwnames) const {
+  const Py_ssize_t num_keywords = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  if (num_keywords > INT32_MAX) {
+    SetTypeError(binding_errors::TooManyToBind(signature(), num_keywords, "keyword arguments"));
+    return nullptr;
+  }
+  SmallArray<int32_t> slots(arity_);
+  std::string error;
+  if (!BindSlots(signature(), nargs, PyKeys(kwnames, names_, *plan_), slots.data(), &error)) {
+    if (!PyErr_Occurred()) SetTypeError(error);
+    return nullptr;
+  }
+  const int32_t n = static_cast<int32_t>(nargs);  // bound: at most the signature's size
+  plan_->RememberSlots(slots.data(), n, static_cast<int32_t>(num_keywords));
+  SmallArray<PyObject*> bound(arity_);
+  FillBound(slots.data(), arity_, n, args, args + nargs, 1, defaults_.data(), bound.data());
+  return Finish(self, bound.data());
 }
 
 // tvm-ffi's own keyword packing from Python, `f(x, KWARGS, "alpha", 2.0)`: the tail becomes
 // keywords and the call is bound like any other.
 PyObject* Binding::CallWithKwargsTail(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                                       Py_ssize_t sentinel_at) const {
-  const Py_ssize_t tail = nargs - sentinel_at - 1;
-  if (tail % 2 != 0) {
-    SetTypeError(binder_detail::KwargsTailOdd(signature_, tail));
+  const KwargsTail tail = SplitKwargsTail(nargs, sentinel_at);
+  if (tail.odd) {
+    SetTypeError(binding_errors::KwargsTailOdd(signature(), tail.size));
     return nullptr;
   }
-  const Py_ssize_t num_tail = tail / 2;
-  if (sentinel_at + num_tail > INT32_MAX) {
-    PyErr_Format(PyExc_TypeError,
-                 "%s() got %zd arguments with a KWARGS tail; at most %d can be bound",
-                 signature_.name().c_str(), sentinel_at + num_tail, INT32_MAX);
+  if (tail.nargs + tail.num_keywords > INT32_MAX) {
+    SetTypeError(binding_errors::TooManyToBind(signature(), tail.nargs + tail.num_keywords,
+                                               "arguments with a KWARGS tail"));
     return nullptr;
   }
-  PyObject* names = PyTuple_New(num_tail);
+  PyObject* const* pairs = args + sentinel_at + 1;
+  int64_t at = 0;
+  const TailFault fault = CheckKwargsPairs(
+      pairs, tail.num_keywords, IsKwargsSentinelObject,
+      [](PyObject* key) { return PyUnicode_Check(key) != 0; }, &at);
+  if (fault != TailFault::kNone) {
+    PyObject* key = pairs[2 * at];
+    PyObject* text = fault == TailFault::kSentinelAsValue ? Utf8Bytes(key) : nullptr;
+    SetTypeError(binding_errors::KwargsPair(
+        signature(), fault, at, Py_TYPE(key)->tp_name,
+        text ? std::string_view(PyBytes_AS_STRING(text), PyBytes_GET_SIZE(text)) : "?"));
+    Py_XDECREF(text);
+    return nullptr;
+  }
+  PyObject* names = PyTuple_New(tail.num_keywords);
   if (names == nullptr) return nullptr;
-  SmallArray<PyObject*> stack(static_cast<int32_t>(sentinel_at + num_tail));
-  for (Py_ssize_t i = 0; i < sentinel_at; ++i) stack[i] = args[i];
-  const PyObject* const* pairs = args + sentinel_at + 1;
-  for (Py_ssize_t k = 0; k < num_tail; ++k) {
-    PyObject* key = const_cast<PyObject*>(pairs[2 * k]);
-    PyObject* value = const_cast<PyObject*>(pairs[2 * k + 1]);
-    std::string error;
-    if (IsKwargsSentinelObject(key)) {
-      error = binder_detail::KwargsSentinelTwice(signature_);
-    } else if (!PyUnicode_Check(key)) {
-      error = binder_detail::KwargsKeyNotString(signature_, k, Py_TYPE(key)->tp_name);
-    } else if (IsKwargsSentinelObject(value)) {
-      Py_ssize_t size = 0;
-      const char* text = PyUnicode_AsUTF8AndSize(key, &size);
-      if (text == nullptr) PyErr_Clear();
-      error = binder_detail::KwargsSentinelAsValue(
-          signature_, text ? std::string_view(text, size) : std::string_view("?"));
-    }
-    if (!error.empty()) {
-      Py_DECREF(names);
-      SetTypeError(error);
-      return nullptr;
-    }
-    Py_INCREF(key);
-    PyTuple_SET_ITEM(names, k, key);
-    stack[static_cast<int32_t>(sentinel_at + k)] = value;
+  SmallArray<PyObject*> stack(static_cast<int32_t>(tail.nargs + tail.num_keywords));
+  for (Py_ssize_t i = 0; i < tail.nargs; ++i) stack[static_cast<int32_t>(i)] = args[i];
+  for (Py_ssize_t k = 0; k < tail.num_keywords; ++k) {
+    Py_INCREF(pairs[2 * k]);
+    PyTuple_SET_ITEM(names, k, pairs[2 * k]);
+    stack[static_cast<int32_t>(tail.nargs + k)] = pairs[2 * k + 1];
   }
-  PyObject* result = CallBound(self, stack.data(), sentinel_at, names);
+  PyObject* result = CallKeywords(self, stack.data(), tail.nargs, names);
   Py_DECREF(names);
   return result;
 }
 
-// The slots for a call shape: the last shape's when it repeats, else freshly bound.
-const int32_t* Binding::SlotsFor(Py_ssize_t nargs, PyObject* kwnames, int32_t* fresh) const {
-  if (nargs == last_nargs_ && kwnames == last_kwnames_) return last_slots_.data();
-  if (kwnames != nullptr && PyTuple_GET_SIZE(kwnames) > INT32_MAX) {
-    PyErr_Format(PyExc_TypeError, "%s() got %zd keyword arguments; at most %d can be bound",
-                 signature_.name().c_str(), PyTuple_GET_SIZE(kwnames), INT32_MAX);
-    return nullptr;
-  }
-  std::string error;
-  if (!BindSlots(signature_, nargs, PyKeys(kwnames, names_, param_names_), fresh, &error)) {
-    if (!PyErr_Occurred()) SetTypeError(error);
-    return nullptr;
-  }
-  // Store the new shape before releasing the old one: releasing it can run code (a key's
-  // __del__) that calls this function again.
-  PyObject* old = last_kwnames_;
-  Py_XINCREF(kwnames);
-  last_kwnames_ = kwnames;
-  last_nargs_ = nargs;
-  last_slots_.assign(fresh, fresh + arity_);
-  Py_XDECREF(old);
-  return fresh;
+PyObject* Binding::Finish(PyObject* self, PyObject* const* bound) const {
+  if (signature().has_unpack()) return Unpack(self, bound);
+  return CallTarget(self, bound, arity_);
 }
 
 PyObject* Binding::Unpack(PyObject* self, PyObject* const* bound) const {
@@ -259,7 +321,7 @@ PyObject* Binding::Unpack(PyObject* self, PyObject* const* bound) const {
   int32_t i = 0;
   for (; i < arity_; ++i) {
     values[i] = bound[i];
-    if (!unpack_[i]) continue;
+    if (!signature().param(i).unpack) continue;
     owned[i] = PyObject_CallOneArg(unpack_fn_, bound[i]);
     if (owned[i] == nullptr) break;
     values[i] = owned[i];
@@ -278,24 +340,34 @@ PyObject* Binding::CallTarget(PyObject* self, PyObject* const* bound, Py_ssize_t
   return CallFfiFunction(ffi_callee_, bound, n);
 }
 
-// The C++ signature keeps opaque Python defaults alive from C++. While `self` is the only
-// owner of its C++ function, of that function's signature and of those opaque objects, those
-// references are `self`'s own, and reporting them lets the cycle collector free a cycle that
-// runs through a default back to `self`. Anyone else holding any of them (a registered
-// global, another function made from the same kwcall.Signature) makes them external again.
+// Who owns the Python defaults that the C++ signature holds (docs/DESIGN.md, "Who owns the
+// Python defaults"): that C++ signature, through its opaque objects. They are this function's
+// to report to the cycle collector while everything between `self` and them is held through
+// `self` alone: `self`'s handle is the C++ function's only holder, that function's plan and the
+// kwcall.Signature `self` holds are the C++ signature's only holders, `self` is that
+// kwcall.Signature's only holder; and, default by default, the signature is the opaque
+// object's only holder. Any
+// other holder (a registered global, a copy, another function made from the same signature, a
+// C++ caller) is a root the collector cannot see, and the references stay external.
+bool Binding::OwnsCppDefaults(PyObject* self) const {
+  using ffi::details::ObjectUnsafe;
+  const auto* fn = ObjectUnsafe::RawObjectPtrFromUnowned<ffi::Object>(
+      static_cast<TVMFFIObject*>(ChandleOf(self)));
+  const ffi::Object* sig = signature().get();
+  const bool wrapper_shares_sig = ChandleOf(signature_obj_) == ObjectUnsafe::GetHeader(sig);
+  if (fn->use_count() != 1 || sig->use_count() != 1 + (wrapper_shares_sig ? 1 : 0) ||
+      Py_REFCNT(signature_obj_) != 1) {
+    return false;
+  }
+  return true;
+}
+
 int Binding::Traverse(PyObject* self, visitproc visit, void* arg) const {
   Py_VISIT(target_);
-  Py_VISIT(ffi_target_);
   Py_VISIT(signature_obj_);
   Py_VISIT(defaults_tuple_);
   Py_VISIT(unpack_fn_);
-  if (cpp_held_defaults_.empty()) return 0;
-  // Holders of the signature: this binding, the C++ function, and the kwcall.Signature.
-  const auto* fn = ffi::details::ObjectUnsafe::RawObjectPtrFromUnowned<ffi::Object>(
-      static_cast<TVMFFIObject*>(ChandleOf(self)));
-  if (fn->use_count() != 1 || signature_.use_count() != 3 || Py_REFCNT(signature_obj_) != 1) {
-    return 0;
-  }
+  if (cpp_held_defaults_.empty() || !OwnsCppDefaults(self)) return 0;
   for (const auto& [opaque, value] : cpp_held_defaults_) {
     if (opaque->use_count() == 1) Py_VISIT(value);
   }

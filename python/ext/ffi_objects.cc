@@ -29,14 +29,17 @@ bool InitFfiObjects() {
   PyObject* object = PyObject_GetAttrString(core, "Object");
   PyObject* sentinel = PyObject_GetAttrString(core, "KWARGS");
   PyObject* probe = PyObject_CallMethod(core, "_get_global_func", "si", "ffi.GetKwargsObject", 0);
-  bool ok = function && object && sentinel && probe && PyType_Check(function) &&
+  PyObject* package = PyImport_ImportModule("tvm_ffi");
+  PyObject* convert = package ? PyObject_GetAttrString(package, "convert") : nullptr;
+  Py_XDECREF(package);
+  bool ok = function && object && sentinel && probe && convert && PyType_Check(function) &&
             PyType_Check(object) &&
             CheckBaseLayout(reinterpret_cast<PyTypeObject*>(function), probe);
   if (ok) {
     g_objects.function_type = reinterpret_cast<PyTypeObject*>(function);
     g_objects.function_call = g_objects.function_type->tp_call;
     g_objects.object_type = reinterpret_cast<PyTypeObject*>(object);
-    g_objects.kwargs_sentinel = sentinel;
+    g_objects.convert = convert;
     g_sentinel_type = Py_TYPE(sentinel);
     g_sentinel_handle = ChandleOf(sentinel);
     ok = g_sentinel_handle == KwargsSentinel().get();
@@ -51,6 +54,7 @@ bool InitFfiObjects() {
   Py_XDECREF(object);
   Py_XDECREF(sentinel);
   Py_XDECREF(probe);
+  Py_XDECREF(convert);
   Py_DECREF(core);
   return false;
 }

@@ -16,7 +16,7 @@ struct FfiObjectsT {
   PyTypeObject* object_type = nullptr;    // tvm_ffi.core.Object: a CObject, chandle after the head
   PyTypeObject* function_type = nullptr;  // tvm_ffi.Function
   ternaryfunc function_call = nullptr;    // tvm_ffi.Function.__call__
-  PyObject* kwargs_sentinel = nullptr;    // tvm_ffi.core.KWARGS
+  PyObject* convert = nullptr;            // tvm_ffi.convert
 };
 
 /*! \brief The objects; valid after InitFfiObjects succeeded. */

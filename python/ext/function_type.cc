@@ -7,12 +7,14 @@
 #include <tvm/ffi/function.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "base_layout.h"
 #include "binding.h"
+#include "binding/binding_plan.h"
+#include "binding/small_array.h"
 #include "ffi_objects.h"
-#include "small_array.h"
 
 namespace kwcall {
 namespace python {
@@ -21,14 +23,14 @@ namespace {
 // An instance: tvm_ffi.Function's fields, then kwcall's.
 struct KwFunctionLayout {
   BaseLayout base;
-  vectorcallfunc vectorcall;  // the entry point, chosen by NewUnbound, Bind and SetPreprocess
+  vectorcallfunc vectorcall;  // the entry point, chosen by ChooseEntryPoint
   Binding* binding;           // nullptr until bound
   PyObject* preprocess;       // owned; nullptr without a preprocess step
 };
 
 KwFunctionLayout& Fields(PyObject* self) { return *reinterpret_cast<KwFunctionLayout*>(self); }
 
-PyTypeObject* g_function_type = nullptr;  // kwcall.Function
+PyTypeObject* g_function_type = nullptr;  // kwcall.Function, made once by CreateFunctionType
 
 constexpr const char* kNotBound = "this kwcall.Function is not bound to a target";
 
@@ -50,6 +52,43 @@ void ResetHandle(PyObject* self, void* handle) {
   if (old != nullptr) TVMFFIObjectDecRef(old);
 }
 
+// What the C++ function calls for `target`: a tvm_ffi.Function itself, or tvm-ffi's
+// conversion of a Python callable. A new reference, or nullptr with TypeError set.
+PyObject* FfiTargetOf(PyObject* target) {
+  if (PyObject_TypeCheck(target, FfiObjects().function_type)) {
+    if (ChandleOf(target) == nullptr) {
+      PyErr_SetString(PyExc_TypeError,
+                      "target is a tvm_ffi.Function without a native function (null handle)");
+      return nullptr;
+    }
+    Py_INCREF(target);
+    return target;
+  }
+  if (!PyCallable_Check(target)) {
+    PyErr_Format(PyExc_TypeError, "target must be a tvm_ffi.Function or callable, got %s",
+                 Py_TYPE(target)->tp_name);
+    return nullptr;
+  }
+  PyObject* converted = PyObject_CallOneArg(FfiObjects().convert, target);
+  if (converted != nullptr && (!PyObject_TypeCheck(converted, FfiObjects().function_type) ||
+                               ChandleOf(converted) == nullptr)) {
+    Py_DECREF(converted);
+    PyErr_SetString(PyExc_TypeError, "tvm_ffi.convert(target) did not give a tvm_ffi.Function");
+    return nullptr;
+  }
+  return converted;
+}
+
+// tvm-ffi's unpack_dataclass_to_tuple (apache-tvm-ffi 0.1.12 on), looked up when a signature
+// first needs it. A new reference, or nullptr with the import error set.
+PyObject* UnpackFunction() {
+  PyObject* module = PyImport_ImportModule("tvm_ffi.utils.unpack_dataclass");
+  if (module == nullptr) return nullptr;
+  PyObject* fn = PyObject_GetAttrString(module, "unpack_dataclass_to_tuple");
+  Py_DECREF(module);
+  return fn;
+}
+
 // -- entry points ----------------------------------------------------------------------------
 
 PyObject* CallUnbound(PyObject* self, PyObject* const*, size_t, PyObject*) {
@@ -62,6 +101,11 @@ PyObject* CallUnbound(PyObject* self, PyObject* const*, size_t, PyObject*) {
 
 PyObject* CallBound(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   return Fields(self).binding->Call(self, args, PyVectorcall_NARGS(nargsf), kwnames);
+}
+
+// Signatures whose full-arity positional call is native (binding_plan.h).
+PyObject* CallNative(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  return Fields(self).binding->CallNative(self, args, PyVectorcall_NARGS(nargsf), kwnames);
 }
 
 // With a preprocess step: (args, kwargs) go through it as a tuple and a dict, and what it
@@ -128,6 +172,16 @@ PyObject* CallPreprocessed(PyObject* self, PyObject* const* args, size_t nargsf,
   return result;
 }
 
+// The one place an instance's entry point is chosen, from its state: unbound, with a
+// preprocess step, native positional calls, or the general binding.
+void ChooseEntryPoint(PyObject* self) {
+  KwFunctionLayout& fields = Fields(self);
+  fields.vectorcall = fields.binding == nullptr                       ? CallUnbound
+                      : fields.preprocess != nullptr                  ? CallPreprocessed
+                      : fields.binding->plan().positional_is_native() ? CallNative
+                                                                      : CallBound;
+}
+
 // -- lifetime --------------------------------------------------------------------------------
 
 void DestroyBinding(PyObject* self) {
@@ -136,7 +190,7 @@ void DestroyBinding(PyObject* self) {
   PyObject* preprocess = fields.preprocess;
   fields.binding = nullptr;
   fields.preprocess = nullptr;
-  if (fields.vectorcall != nullptr) fields.vectorcall = CallUnbound;
+  ChooseEntryPoint(self);
   delete binding;
   Py_XDECREF(preprocess);
 }
@@ -220,18 +274,12 @@ PyObject* Copy(PyObject* self, PyObject*) {
   PyObject* copy = NewUnbound(Py_TYPE(self), nullptr);
   if (copy == nullptr) return nullptr;
   if (const Binding* b = Fields(self).binding) {
-    Binding* binding = Binding::Make(b->signature(), b->target(), b->ffi_target(),
-                                     b->signature_obj(), b->defaults_tuple(), b->unpack_fn());
-    if (binding == nullptr) {
-      Py_DECREF(copy);
-      return nullptr;
-    }
     TVMFFIObjectIncRef(ChandleOf(self));
     ResetHandle(copy, ChandleOf(self));
-    Fields(copy).binding = binding;
-    Fields(copy).vectorcall = Fields(self).vectorcall;
+    Fields(copy).binding = b->Copy();
     Py_XINCREF(Fields(self).preprocess);
     Fields(copy).preprocess = Fields(self).preprocess;
+    ChooseEntryPoint(copy);
   }
   ReleaseGilOf(copy) = ReleaseGilOf(self);
   if (PyObject* dict = reinterpret_cast<BaseLayout*>(self)->dict) {
@@ -297,6 +345,8 @@ PyObject* MakeType(const char* name, PyObject* bases) {
 
 }  // namespace
 
+PyTypeObject* FunctionType() { return g_function_type; }
+
 PyObject* CreateFunctionType() {
   PyObject* base = reinterpret_cast<PyObject*>(FfiObjects().function_type);
   PyObject* core = PyImport_ImportModule("tvm_ffi.core");
@@ -309,7 +359,7 @@ PyObject* CreateFunctionType() {
   if (bases == nullptr) return nullptr;
   PyObject* type = MakeType("kwcall.Function", bases);
   Py_DECREF(bases);
-  g_function_type = reinterpret_cast<PyTypeObject*>(type);
+  g_function_type = reinterpret_cast<PyTypeObject*>(type);  // the reference the process keeps
   return type;
 }
 
@@ -363,12 +413,11 @@ PyObject* NewUnbound(PyTypeObject* cls, const char* message) {
     return nullptr;
   }
   ResetHandle(self, handle);
-  Fields(self).vectorcall = CallUnbound;
+  ChooseEntryPoint(self);
   return self;
 }
 
-int Bind(PyObject* self, PyObject* target, PyObject* ffi_target, PyObject* signature,
-         PyObject* defaults, PyObject* unpack_fn) {
+int Bind(PyObject* self, PyObject* target, PyObject* signature) {
   if (!PyObject_TypeCheck(self, g_function_type)) {
     PyErr_SetString(PyExc_TypeError, "bind() needs a kwcall.Function");
     return -1;
@@ -377,34 +426,53 @@ int Bind(PyObject* self, PyObject* target, PyObject* ffi_target, PyObject* signa
     PyErr_SetString(PyExc_RuntimeError, "this kwcall.Function is already bound");
     return -1;
   }
-  if (!PyObject_TypeCheck(ffi_target, FfiObjects().function_type) ||
-      ChandleOf(ffi_target) == nullptr) {
-    PyErr_SetString(PyExc_TypeError, "the target must be a tvm_ffi.Function with a handle");
-    return -1;
-  }
   std::optional<Signature> sig = SignatureOf(signature);
   if (!sig.has_value()) return -1;
+  PyObject* ffi_target = FfiTargetOf(target);
+  if (ffi_target == nullptr) return -1;
+  PyObject* defaults = PyObject_CallMethod(signature, "param_defaults", nullptr);
+  PyObject* unpack_fn = sig->has_unpack() ? UnpackFunction() : (Py_INCREF(Py_None), Py_None);
+  PyObject* name = PyObject_GetAttrString(signature, "name");
   void* handle = nullptr;
-  try {
-    ffi::Function fn = ffi::details::ObjectUnsafe::ObjectRefFromObjectPtr<ffi::Function>(
-        ffi::details::ObjectUnsafe::ObjectPtrFromUnowned<ffi::Object>(
-            static_cast<TVMFFIObject*>(ChandleOf(ffi_target))));
-    ffi::Function bound = MakeFunction(std::move(fn), *sig);
-    handle = ffi::details::ObjectUnsafe::GetHeader(bound.get());
-    TVMFFIObjectIncRef(handle);
-  } catch (const std::exception& err) {
-    PyErr_SetString(PyExc_RuntimeError, err.what());
-    return -1;
+  Binding* binding = nullptr;
+  if (defaults != nullptr && unpack_fn != nullptr && name != nullptr) {
+    try {
+      ffi::Function fn = ffi::details::ObjectUnsafe::ObjectRefFromObjectPtr<ffi::Function>(
+          ffi::details::ObjectUnsafe::ObjectPtrFromUnowned<ffi::Object>(
+              static_cast<TVMFFIObject*>(ChandleOf(ffi_target))));
+      ffi::Function bound = MakeFunction(std::move(fn), *sig);
+      handle = ffi::details::ObjectUnsafe::GetHeader(bound.get());
+      TVMFFIObjectIncRef(handle);
+    } catch (const std::exception& err) {
+      PyErr_SetString(PyExc_RuntimeError, err.what());
+    }
   }
-  Binding* binding = Binding::Make(*sig, target, ffi_target, signature, defaults, unpack_fn);
-  if (binding == nullptr) {
-    TVMFFIObjectDecRef(handle);
-    return -1;
+  if (handle != nullptr) {
+    binding = Binding::Make(PlanOf(static_cast<const ffi::FunctionObj*>(
+                                ffi::details::ObjectUnsafe::RawObjectPtrFromUnowned<ffi::Object>(
+                                    static_cast<TVMFFIObject*>(handle)))),
+                            target, signature, defaults, unpack_fn);
   }
-  ResetHandle(self, handle);
-  Fields(self).binding = binding;
-  Fields(self).vectorcall = Fields(self).preprocess ? CallPreprocessed : CallBound;
-  return 0;
+  if (binding != nullptr) {
+    ResetHandle(self, handle);
+    Fields(self).binding = binding;
+    ChooseEntryPoint(self);
+    handle = nullptr;
+  }
+  if (handle != nullptr) TVMFFIObjectDecRef(handle);
+  const bool ok = binding != nullptr && PyObject_SetAttrString(self, "__name__", name) == 0 &&
+                  PyObject_SetAttrString(self, "__qualname__", name) == 0;
+  Py_DECREF(ffi_target);
+  Py_XDECREF(defaults);
+  Py_XDECREF(unpack_fn);
+  Py_XDECREF(name);
+  return ok ? 0 : -1;
+}
+
+PyObject* Make(PyTypeObject* cls, PyObject* target, PyObject* signature) {
+  PyObject* self = NewUnbound(cls, nullptr);
+  if (self != nullptr && Bind(self, target, signature) < 0) Py_CLEAR(self);
+  return self;
 }
 
 int SetPreprocess(PyObject* self, PyObject* preprocess) {
@@ -419,7 +487,7 @@ int SetPreprocess(PyObject* self, PyObject* preprocess) {
   PyObject* step = preprocess == Py_None ? nullptr : preprocess;
   Py_XINCREF(step);
   Py_XSETREF(Fields(self).preprocess, step);
-  Fields(self).vectorcall = step ? CallPreprocessed : CallBound;
+  ChooseEntryPoint(self);
   return 0;
 }
 

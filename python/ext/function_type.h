@@ -9,11 +9,15 @@ namespace kwcall {
 namespace python {
 
 /*!
- * \brief Create the kwcall.Function type as a subtype of tvm_ffi.Function (and of
- *        tvm_ffi.core.ObjectConvertible where tvm-ffi has it, so tvm_ffi.convert(f) is f).
- * \return A new reference, or nullptr with an exception set.
+ * \brief Create the kwcall.Function type (once per process) as a subtype of tvm_ffi.Function
+ *        (and of tvm_ffi.core.ObjectConvertible where tvm-ffi has it, so tvm_ffi.convert(f)
+ *        is f).
+ * \return The type, whose reference the process keeps, or nullptr with an exception set.
  */
 PyObject* CreateFunctionType();
+
+/*! \brief kwcall.Function; nullptr before CreateFunctionType. */
+PyTypeObject* FunctionType();
 
 /*!
  * \brief Create a type that derives from kwcall.Function and from `extra_bases` (Python
@@ -23,9 +27,16 @@ PyObject* CreateFunctionType();
 PyObject* CreateDerivedType(const char* qualified_name, PyObject* extra_bases);
 
 /*!
- * \brief A new instance of `cls` (kwcall.Function or a type from CreateDerivedType) not bound
- *        to any target yet. Its handle is a function that raises RuntimeError(`message`) (a
- *        default text when `message` is nullptr), from Python and from C++ alike, until Bind.
+ * \brief A new instance of `cls` (kwcall.Function or a type from CreateDerivedType) bound to
+ *        `target` with `signature` (see Bind): the one construction call.
+ */
+PyObject* Make(PyTypeObject* cls, PyObject* target, PyObject* signature);
+
+/*!
+ * \brief A new instance of `cls` not bound to any target yet (CuTeDSL's objects get their
+ *        state before they are bound). Its handle is a function that raises
+ *        RuntimeError(`message`) (a default text when `message` is nullptr), from Python and
+ *        from C++ alike, until Bind.
  */
 PyObject* NewUnbound(PyTypeObject* cls, const char* message);
 
@@ -33,16 +44,14 @@ PyObject* NewUnbound(PyTypeObject* cls, const char* message);
 PyObject* NewErrorFunction(const char* message);
 
 /*!
- * \brief Bind an unbound instance: its handle becomes the C++ kwcall function calling
- *        `ffi_target` (a tvm_ffi.Function) with `signature` (a kwcall.Signature).
- * \param target What `.target` returns: `ffi_target`, or the Python callable it was made
- *        from, which Python callers then call directly with the bound objects.
- * \param defaults One entry per parameter: the Python default objects.
- * \param unpack_fn Called on the values of parameters marked for unpacking.
+ * \brief Bind an unbound instance: its handle becomes the C++ kwcall function that calls
+ *        `target` (a tvm_ffi.Function, or tvm-ffi's conversion of a Python callable) with
+ *        `signature` (a kwcall.Signature), and its name the signature's.
+ * \param target What `.target` returns. Python callers call a Python callable directly with
+ *        the bound objects, and receive the signature's default objects themselves.
  * \return 0, or -1 with an exception set.
  */
-int Bind(PyObject* self, PyObject* target, PyObject* ffi_target, PyObject* signature,
-         PyObject* defaults, PyObject* unpack_fn);
+int Bind(PyObject* self, PyObject* target, PyObject* signature);
 
 /*!
  * \brief Pass each Python call's (args, kwargs) through `preprocess(args, kwargs) -> (args,

@@ -10,8 +10,6 @@ namespace kwcall {
 namespace python {
 namespace {
 
-PyObject* g_function_type = nullptr;
-
 // _kwcall.derive_type(qualified_name, extra_bases)
 PyObject* PyDeriveType(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 2 || !PyUnicode_Check(args[0]) || !PyTuple_Check(args[1])) {
@@ -46,14 +44,23 @@ PyObject* PyErrorFunction(PyObject*, PyObject* message) {
   return NewErrorFunction(text);
 }
 
-// _kwcall.bind(fn, target, ffi_target, signature, defaults, unpack_fn)
-PyObject* PyBind(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 6) {
-    PyErr_SetString(PyExc_TypeError,
-                    "bind(fn, target, ffi_target, signature, defaults, unpack_fn)");
+// _kwcall.make(cls, target, signature)
+PyObject* PyMake(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 3 || !PyType_Check(args[0]) ||
+      !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(args[0]), FunctionType())) {
+    PyErr_SetString(PyExc_TypeError, "make(cls: type[kwcall.Function], target, signature)");
     return nullptr;
   }
-  if (Bind(args[0], args[1], args[2], args[3], args[4], args[5]) < 0) return nullptr;
+  return Make(reinterpret_cast<PyTypeObject*>(args[0]), args[1], args[2]);
+}
+
+// _kwcall.bind(fn, target, signature)
+PyObject* PyBind(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 3) {
+    PyErr_SetString(PyExc_TypeError, "bind(fn, target, signature)");
+    return nullptr;
+  }
+  if (Bind(args[0], args[1], args[2]) < 0) return nullptr;
   Py_RETURN_NONE;
 }
 
@@ -75,6 +82,8 @@ PyCFunction Fast(F f) {
 PyMethodDef kMethods[] = {
     {"derive_type", Fast(PyDeriveType), METH_FASTCALL,
      "Create a type derived from kwcall.Function that keeps its vectorcall."},
+    {"make", Fast(PyMake), METH_FASTCALL,
+     "Create an instance of a kwcall.Function type bound to its target."},
     {"new_unbound", Fast(PyNewUnbound), METH_FASTCALL,
      "Create an instance of a kwcall.Function type with no target yet."},
     {"bind", Fast(PyBind), METH_FASTCALL, "Bind an instance made by new_unbound to its target."},
@@ -92,20 +101,19 @@ PyModuleDef kModule = {PyModuleDef_HEAD_INIT, "_kwcall", "kwcall's CPython exten
 }  // namespace kwcall
 
 PyMODINIT_FUNC PyInit__kwcall() {
-  using kwcall::python::g_function_type;
-  if (g_function_type == nullptr) {
-    if (!kwcall::python::InitFfiObjects()) return nullptr;
-    g_function_type = kwcall::python::CreateFunctionType();
-    if (g_function_type == nullptr) return nullptr;
+  namespace py = kwcall::python;
+  if (py::FunctionType() == nullptr) {
+    if (!py::InitFfiObjects() || py::CreateFunctionType() == nullptr) return nullptr;
     // Binding errors read as the running interpreter's: 3.13 added "Did you mean".
     kwcall::SetKeywordSuggestions(PY_VERSION_HEX >= 0x030D0000);
   }
-  PyObject* module = PyModule_Create(&kwcall::python::kModule);
+  PyObject* module = PyModule_Create(&py::kModule);
   if (module == nullptr) return nullptr;
-  Py_INCREF(g_function_type);
-  if (PyModule_AddObject(module, "Function", g_function_type) < 0 ||
+  PyObject* type = reinterpret_cast<PyObject*>(py::FunctionType());
+  Py_INCREF(type);
+  if (PyModule_AddObject(module, "Function", type) < 0 ||
       PyModule_AddStringConstant(module, "__version__", KWCALL_VERSION) < 0) {
-    Py_DECREF(g_function_type);
+    Py_DECREF(type);
     Py_DECREF(module);
     return nullptr;
   }

@@ -31,34 +31,17 @@ Function = _kwcall.Function
 _exported_signature = tvm_ffi.get_global_func("kwcall.ExportedSignature")
 
 
-def _ffi_target(target: Any) -> tvm_ffi.Function:
-    """The tvm_ffi.Function the C++ function calls: ``target`` itself, or its conversion."""
-    if isinstance(target, tvm_ffi.Function):
-        if target.__chandle__() == 0:
-            raise TypeError("target is a tvm_ffi.Function without a native function (null handle)")
-        return target
-    if not callable(target):
-        raise TypeError(
-            f"target must be a tvm_ffi.Function or callable, got {type(target).__name__}"
-        )
-    return tvm_ffi.convert(target)
-
-
-def bind(fn: Function, target: Any, signature: Signature) -> None:
-    """Bind an instance made by ``_kwcall.new_unbound`` to ``target`` and ``signature``."""
+def _checked(signature: Any) -> Signature:
     if not isinstance(signature, Signature):
         raise TypeError(f"signature must be a kwcall.Signature, got {type(signature).__name__}")
     if signature.unpack and not HAS_UNPACK:
         raise NotImplementedError(_NO_UNPACK)
-    _kwcall.bind(
-        fn,
-        target,
-        _ffi_target(target),
-        signature,
-        signature.param_defaults(),
-        unpack_dataclass_to_tuple,
-    )
-    fn.__name__ = fn.__qualname__ = signature.name
+    return signature
+
+
+def bind(fn: Function, target: Any, signature: Signature) -> None:
+    """Bind an instance made by ``_kwcall.new_unbound`` to ``target`` and ``signature``."""
+    _kwcall.bind(fn, target, _checked(signature))
 
 
 def wrap(target: Any, signature: Signature | Callable) -> Function:
@@ -71,9 +54,7 @@ def wrap(target: Any, signature: Signature | Callable) -> Function:
                 f"{type(signature).__name__}"
             )
         signature = Signature.from_callable(signature)
-    fn = _kwcall.new_unbound(Function)
-    bind(fn, target, signature)
-    return fn
+    return _kwcall.make(Function, target, _checked(signature))
 
 
 def load_function(module: Any, name: str, signature: Signature | None = None) -> Function:
@@ -118,8 +99,7 @@ def make_kwargs_wrapper(
         ],
         name=name,
     )
-    fn = _kwcall.new_unbound(Function)
-    bind(fn, target_func, signature)
+    fn = wrap(target_func, signature)
     if prototype is not None:
         functools.update_wrapper(fn, prototype, updated=())
     return fn

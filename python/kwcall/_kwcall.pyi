@@ -40,24 +40,18 @@ class Function(tvm_ffi.Function):
     def target(self) -> tvm_ffi.Function:
         """The function called with the bound arguments."""
 
+def make(cls: type[_F], target: Any, signature: Signature, /) -> _F:
+    """A new instance of ``cls`` bound to ``target`` with ``signature`` (see ``bind``)."""
+
 def new_unbound(cls: type[_F], message: str | None = None, /) -> _F:
     """An instance of ``cls`` bound to nothing yet: calling it (from Python or, through its
     handle, from C++) raises ``RuntimeError(message)`` until ``bind``."""
 
-def bind(
-    fn: Function,
-    target: Any,
-    ffi_target: tvm_ffi.Function,
-    signature: Signature,
-    defaults: tuple[Any, ...],
-    unpack_fn: Callable[[Any], Any],
-    /,
-) -> None:
+def bind(fn: Function, target: Any, signature: Signature, /) -> None:
     """Give an instance made by ``new_unbound`` its handle: the C++ kwcall function calling
-    ``ffi_target`` with ``signature``. ``target`` is what ``.target`` returns (Python callers
-    call it directly with the bound objects when it is not a tvm_ffi.Function); ``defaults``
-    holds one entry per parameter (``inspect.Parameter.empty`` where there is none) and
-    ``unpack_fn`` flattens the values of unpacked parameters."""
+    ``target`` (a tvm_ffi.Function, or tvm-ffi's conversion of a Python callable) with
+    ``signature``, and its name. ``target`` is what ``.target`` returns; Python callers call a
+    Python callable directly with the bound objects and the signature's default objects."""
 
 def set_preprocess(
     fn: Function, preprocess: Callable[[tuple, dict], tuple[Any, dict]] | None, /

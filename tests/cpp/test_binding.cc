@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "binder.h"
+#include "binding/binder.h"
 #include "test_util.h"
 
 namespace kwcall {
@@ -180,6 +180,7 @@ TEST(Binding, WideSignaturesUseTheHeapFallback) {
 struct NoKeys {
   int32_t size() const { return 0; }
   int32_t Find(int32_t) const { return -1; }
+  int Names(int32_t, int32_t) const { return 0; }
   std::string_view Text(int32_t) const { return ""; }
 };
 

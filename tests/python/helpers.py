@@ -154,3 +154,21 @@ def build_native(name: str, source: str, build_dir: Path, with_kwcall: bool = Fa
                 name, sources=[str(NATIVE / source)], build_directory=str(build_dir)
             )
     return tvm_ffi.load_module(path)
+
+
+_TESTING_MODULE: list[Any] = []
+
+
+def internals_global(name: str) -> tvm_ffi.Function:
+    """A ``kwcall.testing.*`` global: test-only views of libkwcall's internals, registered by
+    ``native/kwcall_testing.cc`` (built once into build/tests, loaded on first use)."""
+    if not _TESTING_MODULE:
+        import kwcall.libinfo
+
+        build_dir = Path(__file__).resolve().parents[2] / "build" / "tests" / "kwcall_testing"
+        with _ninja_on_path():
+            path = kwcall.libinfo.build_module(
+                "kwcall_testing", [str(NATIVE / "kwcall_testing.cc")], str(build_dir)
+            )
+        _TESTING_MODULE.append(tvm_ffi.load_module(path))
+    return tvm_ffi.get_global_func(name)

@@ -157,7 +157,7 @@ def test_unbound_function_raises_everywhere():
 def test_bound_twice_is_refused():
     f = kwcall.wrap(collect, kwcall.Signature(["a"]))
     with pytest.raises(RuntimeError, match="already bound"):
-        kwcall._kwcall.bind(f, collect, collect, f.signature, (None,), lambda x: x)
+        kwcall._kwcall.bind(f, collect, f.signature)
 
 
 # -- the call-shape cache -----------------------------------------------------------------

@@ -37,9 +37,8 @@ import re
 import unicodedata
 from pathlib import Path
 
-import kwcall  # noqa: F401  (loads the library that registers the testing global)
 import pytest
-import tvm_ffi
+from helpers import internals_global
 
 #: The Unicode version of src/identifier_table.inc.
 TABLE_UNICODE_VERSION = "15.1.0"
@@ -55,7 +54,7 @@ CHANGED_BY_15_1 = {
     "15.1.0": frozenset(),  # Python 3.13
 }
 
-_check_name = tvm_ffi.get_global_func("kwcall.testing.CheckName")
+_check_name = internals_global("kwcall.testing.CheckName")
 
 ID_PROBLEM = "is not a valid Python identifier"
 NFKC_PROBLEM = "is not NFKC-normalized"

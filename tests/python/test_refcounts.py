@@ -28,7 +28,7 @@ import kwcall
 import pytest
 import tvm_ffi
 import tvm_ffi.testing  # noqa: F401  # registers the testing.* globals
-from helpers import needs_unpack
+from helpers import cpp_handle, needs_unpack
 from tvm_ffi.core import KWARGS
 
 CALLS = int(os.environ.get("KWCALL_LEAK_CALLS", "1000000"))
@@ -322,6 +322,41 @@ def test_cycle_kept_while_cpp_shares_the_function():
     assert shared(1) is ref()  # the default, filled in by C++
     del shared
     tvm_ffi.get_global_func("ffi.FunctionRemoveGlobal")("kwcall_test.cycle_shared")
+    gc.collect()
+    assert ref() is None
+
+
+def test_cycle_kept_while_a_plain_handle_holds_the_function():
+    # A plain tvm_ffi.Function sharing the C++ function (what C++ callers fetch): a holder the
+    # collector cannot see through. The default stays usable while it lives, and the cycle is
+    # collected once it is gone.
+    holder = Opaque()
+    f = kwcall.wrap(tvm_ffi.convert(lambda a, b: b), kwcall.Signature(["a", "b"], (holder,)))
+    holder.f = f
+    handle = cpp_handle(f, "cycle_handle")
+    ref = weakref.ref(holder)
+    del f, holder
+    gc.collect()
+    assert ref() is not None and ref().f is not None
+    assert handle(1) is ref()  # the default, filled in by C++
+    del handle
+    gc.collect()
+    assert ref() is None
+
+
+def test_cycle_kept_while_the_signature_has_another_holder():
+    # kwcall.GetSignature hands out the C++ signature again: its defaults are the same objects
+    # and must stay intact while that wrapper lives.
+    holder = Opaque()
+    f = kwcall.wrap(echo, kwcall.Signature(["a", "b"], (holder,), name="cyc3"))
+    holder.f = f
+    again = tvm_ffi.get_global_func("kwcall.GetSignature")(f)
+    ref = weakref.ref(holder)
+    del f, holder
+    gc.collect()
+    assert ref() is not None and ref().f is not None
+    assert again.param_defaults()[1] is ref()
+    del again
     gc.collect()
     assert ref() is None
 

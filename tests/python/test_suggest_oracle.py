@@ -2,7 +2,7 @@
 
 From 3.13 on, CPython ends ``f() got an unexpected keyword argument 'alhpa'`` with
 ``. Did you mean 'alpha'?`` when a parameter name is close enough. kwcall picks that name in
-C++ (``kwcall::SuggestName``, src/suggest.cc), reached here through the testing global
+C++ (``kwcall::SuggestName``, src/binding/suggest.cc), reached here through the testing global
 ``kwcall.testing.SuggestName(key, candidates) -> index or -1``.
 
 The oracle is the interpreter itself: each generated signature becomes a ``def`` compiled with
@@ -33,8 +33,7 @@ if sys.version_info < (3, 13):
         allow_module_level=True,
     )
 
-import kwcall  # noqa: E402,F401  (loads the library that registers the testing global)
-import tvm_ffi  # noqa: E402
+from helpers import internals_global  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -42,7 +41,7 @@ N_SIGNATURES = 1500
 N_ANY_STRINGS = 500
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-_suggest = tvm_ffi.get_global_func("kwcall.testing.SuggestName")
+_suggest = internals_global("kwcall.testing.SuggestName")
 
 
 def suggest(key: str, candidates: list[str]) -> int:

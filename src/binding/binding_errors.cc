@@ -1,14 +1,14 @@
-// CPython's binding-error texts (Python/ceval.c: too_many_positional, missing_arguments,
-// format_missing, positional_only_passed_as_keyword), word for word.
-#include "binder.h"
+// The binding TypeError texts (binding_errors.h).
+#include "binding/binding_errors.h"
 
-#include <atomic>
+#include <cstdint>
 #include <sstream>
 
-#include "suggest.h"
+#include "binding/binder.h"
+#include "binding/suggest.h"
 
 namespace kwcall {
-namespace binder_detail {
+namespace binding_errors {
 namespace {
 
 std::string Quoted(const std::string& name) { return "'" + name + "'"; }
@@ -69,8 +69,8 @@ std::string Missing(const Signature& sig, const int32_t* slots, bool keyword_onl
   return os.str();
 }
 
-std::string MultipleValues(const Signature& sig, int32_t param) {
-  return sig.name() + "() got multiple values for argument " + Quoted(sig.param_name(param));
+std::string MultipleValues(const Signature& sig, std::string_view key) {
+  return sig.name() + "() got multiple values for argument '" + std::string(key) + "'";
 }
 
 std::string UnexpectedKeyword(const Signature& sig, std::string_view key) {
@@ -87,16 +87,18 @@ std::string UnexpectedKeyword(const Signature& sig, std::string_view key) {
   return text;
 }
 
-// CPython lists them in parameter order, once per keyword that names one.
-std::string PositionalOnlyAsKeyword(const Signature& sig, std::vector<int32_t> params) {
-  std::stable_sort(params.begin(), params.end());
+std::string PositionalOnlyAsKeyword(const Signature& sig, const std::vector<std::string>& keys) {
   std::string names;
-  for (size_t i = 0; i < params.size(); ++i) {
+  for (size_t i = 0; i < keys.size(); ++i) {
     if (i) names += ", ";
-    names += sig.param_name(params[i]);
+    names += keys[i];
   }
   return sig.name() + "() got some positional-only arguments passed as keyword arguments: '" +
          names + "'";
+}
+
+std::string KeywordNotString(const Signature& sig) {
+  return sig.name() + "() keywords must be strings";
 }
 
 std::string KwargsTailOdd(const Signature& sig, int64_t tail) {
@@ -104,27 +106,32 @@ std::string KwargsTailOdd(const Signature& sig, int64_t tail) {
          std::to_string(tail) + " values after it";
 }
 
-std::string KwargsKeyNotString(const Signature& sig, int64_t k, std::string_view type_name) {
-  return sig.name() + "(): keyword " + std::to_string(k) + " after KWARGS must be a string, got " +
-         std::string(type_name);
+std::string KwargsPair(const Signature& sig, TailFault fault, int64_t k, std::string_view key_type,
+                       std::string_view key) {
+  switch (fault) {
+    case TailFault::kSentinelTwice:
+      return sig.name() + "(): the KWARGS sentinel appears twice";
+    case TailFault::kKeyNotString:
+      return sig.name() + "(): keyword " + std::to_string(k) +
+             " after KWARGS must be a string, got " + std::string(key_type);
+    case TailFault::kSentinelAsValue:
+      return sig.name() + "(): the KWARGS sentinel cannot be the value of keyword '" +
+             std::string(key) + "'";
+    case TailFault::kNone:
+      break;
+  }
+  return std::string();
 }
 
-std::string KwargsSentinelTwice(const Signature& sig) {
-  return sig.name() + "(): the KWARGS sentinel appears twice";
+std::string InvalidArgumentCount(const Signature& sig, int64_t num_args) {
+  return sig.name() + "(): invalid argument count " + std::to_string(num_args);
 }
 
-std::string KwargsSentinelAsValue(const Signature& sig, std::string_view key) {
-  return sig.name() + "(): the KWARGS sentinel cannot be the value of keyword '" +
-         std::string(key) + "'";
+std::string TooManyToBind(const Signature& sig, int64_t count, const char* what) {
+  return sig.name() + "() got " + std::to_string(count) + " " + what + "; at most " +
+         std::to_string(INT32_MAX) + " can be bound";
 }
 
-}  // namespace binder_detail
-
-namespace {
-std::atomic<bool> g_keyword_suggestions{true};
-}  // namespace
-
-void SetKeywordSuggestions(bool enabled) { g_keyword_suggestions.store(enabled); }
-bool KeywordSuggestions() { return g_keyword_suggestions.load(std::memory_order_relaxed); }
+}  // namespace binding_errors
 
 }  // namespace kwcall

@@ -1,8 +1,9 @@
 // The keyword-call shapes a function has bound. Keyword calls from one call site pass the same
 // names in the same order every time, so remembering which parameter each keyword named lets a
-// repeat call check one name per keyword instead of searching for it (the C++ counterpart of
-// the Python side's call-shape cache). Shapes are immutable once published and live as long as
-// the function, so concurrent callers read them without locks.
+// repeat call check one name per keyword instead of searching for it: by text from C++, by
+// interned pointer from Python (one cache for both, in the function's BindingPlan). Shapes are
+// immutable once published and live as long as the function, so concurrent callers read them
+// without locks.
 #ifndef KWCALL_SRC_KEYWORD_SHAPES_H_
 #define KWCALL_SRC_KEYWORD_SHAPES_H_
 
@@ -58,23 +59,36 @@ class KeywordShapes {
 
   /*! \brief Remember a shape that bound (or make an equal one the last). */
   void Remember(const Shape& shape) {
-    std::lock_guard<std::mutex> lock(mu_);
+    // Known shapes are found without the lock: a caller whose keys miss the pointer compare
+    // (names that are not interned) binds the same shape on every call.
     int32_t i = 0;
     for (; i < kMaxShapes; ++i) {
+      const Shape* known = shapes_[i].load(std::memory_order_acquire);
+      if (known == nullptr) break;
+      if (Same(*known, shape)) {
+        last_.store(i, std::memory_order_relaxed);
+        return;
+      }
+    }
+    if (i == kMaxShapes) return;  // full: later new shapes are bound every time
+    std::lock_guard<std::mutex> lock(mu_);
+    for (i = 0; i < kMaxShapes; ++i) {
       const Shape* known = shapes_[i].load(std::memory_order_relaxed);
       if (known == nullptr) {
         shapes_[i].store(new Shape(shape), std::memory_order_release);
         break;
       }
-      if (known->nargs == shape.nargs && known->num_keywords == shape.num_keywords &&
-          std::memcmp(known->params, shape.params, sizeof(shape.params)) == 0) {
-        break;
-      }
+      if (Same(*known, shape)) break;
     }
     if (i < kMaxShapes) last_.store(i, std::memory_order_relaxed);
   }
 
  private:
+  static bool Same(const Shape& a, const Shape& b) {
+    return a.nargs == b.nargs && a.num_keywords == b.num_keywords &&
+           std::memcmp(a.params, b.params, sizeof(a.params)) == 0;
+  }
+
   std::atomic<const Shape*> shapes_[kMaxShapes] = {};
   mutable std::atomic<int32_t> last_{0};
   std::mutex mu_;

@@ -4,9 +4,9 @@
 // BindSlots decides, for every parameter in declaration order, where its value comes from:
 // the i-th positional argument, the k-th keyword value, or the default. It never touches the
 // values themselves, so each caller keeps them in its own currency (TVMFFIAny in C++,
-// PyObject* in Python) and gathers them with FillBound. The algorithm and the error texts
-// follow CPython's `initialize_locals` (Python/ceval.c) step for step, so a call fails with
-// exactly the TypeError the equivalent `def` would raise.
+// PyObject* in Python) and gathers them with FillBound. The algorithm follows CPython's
+// `initialize_locals` (Python/ceval.c) step for step, with its texts (binding_errors.h), so a
+// call fails with exactly the TypeError the equivalent `def` would raise.
 #ifndef KWCALL_SRC_BINDER_H_
 #define KWCALL_SRC_BINDER_H_
 
@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "binding/binding_errors.h"
 #include "compat.h"
 
 namespace kwcall {
@@ -28,41 +29,42 @@ inline constexpr int32_t kUseDefault = -2;
 /*! \brief Slot value of a parameter that has no value yet. */
 inline constexpr int32_t kUnbound = -1;
 
-namespace binder_detail {
-// Error texts, built only on failure; the wording is CPython's.
-std::string TooManyPositional(const Signature& sig, int64_t given, const int32_t* slots);
-std::string Missing(const Signature& sig, const int32_t* slots, bool keyword_only);
-std::string MultipleValues(const Signature& sig, int32_t param);
-std::string UnexpectedKeyword(const Signature& sig, std::string_view key);
-std::string PositionalOnlyAsKeyword(const Signature& sig, std::vector<int32_t> params);
-// A malformed KWARGS tail (tvm-ffi's keyword convention), from C++ or Python callers.
-std::string KwargsTailOdd(const Signature& sig, int64_t tail);
-std::string KwargsKeyNotString(const Signature& sig, int64_t k, std::string_view type_name);
-std::string KwargsSentinelTwice(const Signature& sig);
-std::string KwargsSentinelAsValue(const Signature& sig, std::string_view key);
+/*! \brief What Keys::Find returns when the lookup itself failed (a Python key's __eq__
+ *         raised, or a key is not a string); the Keys object has set the error. */
+inline constexpr int32_t kKeyFailed = -3;
 
-// A keyword that names no parameter it may bind: CPython first reports every positional-only
-// parameter passed by keyword, and only then the unknown name. One lookup per keyword.
+namespace binder_detail {
+// A keyword that names no parameter it may bind: CPython first reports every keyword that
+// names a positional-only parameter (for each such parameter in order, each keyword naming
+// it), and only then the unknown name. False when a key compare failed (error set by Keys).
 template <typename Keys>
-TVM_FFI_COLD_CODE std::string UnknownKeyword(const Signature& sig, const Keys& keys, int32_t key) {
-  std::vector<int32_t> posonly_hits;
-  for (int32_t k = 0; k < keys.size(); ++k) {
-    const int32_t param = keys.Find(k);
-    if (param >= 0 && param < sig.posonly_count()) posonly_hits.push_back(param);
+TVM_FFI_COLD_CODE bool UnknownKeyword(const Signature& sig, const Keys& keys, int32_t key,
+                                      std::string* error) {
+  std::vector<std::string> posonly_keys;
+  for (int32_t p = 0; p < sig.posonly_count(); ++p) {
+    for (int32_t k = 0; k < keys.size(); ++k) {
+      const int match = keys.Names(k, p);
+      if (match < 0) return false;
+      if (match > 0) posonly_keys.emplace_back(keys.Text(k));
+    }
   }
-  if (!posonly_hits.empty()) return PositionalOnlyAsKeyword(sig, std::move(posonly_hits));
-  return UnexpectedKeyword(sig, keys.Text(key));
+  *error = posonly_keys.empty() ? binding_errors::UnexpectedKeyword(sig, keys.Text(key))
+                                : binding_errors::PositionalOnlyAsKeyword(sig, posonly_keys);
+  return true;
 }
 }  // namespace binder_detail
 
 /*!
  * \brief Bind `nargs` positional arguments and the keywords in `keys` to `sig`.
  *
- * \tparam Keys provides `int32_t size()`, `int32_t Find(k)` (index of the parameter named
- *         like keyword k, or -1) and `std::string_view Text(k)` (used for errors only).
+ * \tparam Keys provides `int32_t size()`, `int32_t Find(k)` (index of the parameter keyword k
+ *         names, -1 for none, kKeyFailed with its error set), `int Names(k, p)` (whether
+ *         keyword k names parameter p: 1, 0, or -1 with its error set) and
+ *         `std::string_view Text(k)` (the keyword as errors show it).
  * \param slots Output, sig.num_params() entries: `j < nargs` is positional argument j,
  *        `nargs + k` is keyword value k, kUseDefault is the parameter's default.
- * \param error Set to CPython's TypeError text when binding fails.
+ * \param error Set to CPython's TypeError text when binding fails (left empty when Keys
+ *        reported its own error).
  * \return Whether binding succeeded.
  */
 template <typename Keys>
@@ -77,19 +79,20 @@ bool BindSlots(const Signature& sig, int64_t nargs, const Keys& keys, int32_t* s
   for (int32_t i = num_filled; i < num_params; ++i) slots[i] = kUnbound;
 
   for (int32_t k = 0; k < keys.size(); ++k) {
-    int32_t param = keys.Find(k);
+    const int32_t param = keys.Find(k);
+    if (TVM_FFI_PREDICT_FALSE(param == kKeyFailed)) return false;
     if (TVM_FFI_PREDICT_FALSE(param < sig.posonly_count())) {
-      *error = binder_detail::UnknownKeyword(sig, keys, k);
+      binder_detail::UnknownKeyword(sig, keys, k, error);
       return false;
     }
     if (TVM_FFI_PREDICT_FALSE(slots[param] != kUnbound)) {
-      *error = binder_detail::MultipleValues(sig, param);
+      *error = binding_errors::MultipleValues(sig, keys.Text(k));
       return false;
     }
     slots[param] = num_filled + k;
   }
   if (TVM_FFI_PREDICT_FALSE(nargs > num_positional)) {
-    *error = binder_detail::TooManyPositional(sig, nargs, slots);
+    *error = binding_errors::TooManyPositional(sig, nargs, slots);
     return false;
   }
 
@@ -104,7 +107,7 @@ bool BindSlots(const Signature& sig, int64_t nargs, const Keys& keys, int32_t* s
     }
   }
   if (TVM_FFI_PREDICT_FALSE(missing)) {
-    *error = binder_detail::Missing(sig, slots, /*keyword_only=*/false);
+    *error = binding_errors::Missing(sig, slots, /*keyword_only=*/false);
     return false;
   }
   for (int32_t i = num_positional; i < num_params; ++i) {
@@ -116,7 +119,7 @@ bool BindSlots(const Signature& sig, int64_t nargs, const Keys& keys, int32_t* s
     }
   }
   if (TVM_FFI_PREDICT_FALSE(missing)) {
-    *error = binder_detail::Missing(sig, slots, /*keyword_only=*/true);
+    *error = binding_errors::Missing(sig, slots, /*keyword_only=*/true);
     return false;
   }
   return true;
@@ -142,9 +145,6 @@ void FillBound(const int32_t* slots, int32_t num_params, int32_t nargs, const T*
     }
   }
 }
-
-/*! \brief See kwcall::SetKeywordSuggestions (function.h). */
-bool KeywordSuggestions();
 
 }  // namespace kwcall
 

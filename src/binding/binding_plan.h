@@ -1,0 +1,98 @@
+// What binding a call to one kwcall function needs beyond its Signature, computed once when
+// the function is made and shared by both front ends: the C++ function object owns it
+// (function.cc), and a kwcall.Function reaches it through the C++ function it wraps
+// (PlanOf). Parameter names, the masks and default values of the one-pass bind, which calls
+// need no lookup at all, and the keyword-shape cache with its policy all live here, so a
+// binding rule is one edit for both languages.
+#ifndef KWCALL_SRC_BINDING_PLAN_H_
+#define KWCALL_SRC_BINDING_PLAN_H_
+
+#include <kwcall/signature.h>
+#include <tvm/ffi/c_api.h>
+#include <tvm/ffi/function.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "binding/keyword_shapes.h"
+#include "binding/param_names.h"
+
+namespace kwcall {
+
+class BindingPlan {
+ public:
+  /*! \brief Signatures up to this many parameters bind with bitmasks and cache shapes. */
+  static constexpr int32_t kMaxMaskArity = 64;
+
+  explicit BindingPlan(Signature signature);
+  BindingPlan(const BindingPlan&) = delete;
+  BindingPlan& operator=(const BindingPlan&) = delete;
+
+  const Signature& signature() const { return signature_; }
+  int32_t arity() const { return arity_; }
+  int32_t num_positional() const { return num_positional_; }
+  int32_t posonly_count() const { return posonly_count_; }
+  const ParamNames& names() const { return names_; }
+
+  /*!
+   * \brief Whether a call of `nargs` positional arguments and no keywords leaves out only
+   *        trailing parameters that have defaults: it binds without looking anything up.
+   */
+  bool TakesTrailingDefaults(int64_t nargs) const {
+    return nargs >= defaults_from_ && nargs <= num_positional_;
+  }
+  /*!
+   * \brief Whether a full-arity positional call passes its arguments through as they are:
+   *        no keyword-only parameter to fill and nothing to unpack.
+   */
+  bool positional_is_native() const { return positional_is_native_; }
+
+  /*! \brief One entry per parameter: its default (a view into the signature) where it has one. */
+  const TVMFFIAny* default_views() const { return default_views_.data(); }
+  /*! \brief Whether the masks below cover every parameter (bit i is parameter i). */
+  bool fits_masks() const { return arity_ <= kMaxMaskArity; }
+  uint64_t required_mask() const { return required_mask_; }  // parameters without a default
+  uint64_t all_mask() const { return all_mask_; }
+
+  /*!
+   * \brief The keyword-shape cache, for both languages: keyword calls that bound, remembered
+   *        by which parameter each keyword named. The policy: calls with 1 to
+   *        KeywordShapes::kMaxKeywords keywords, signatures that fit the masks.
+   */
+  bool Remembers(int64_t num_keywords) const {
+    return num_keywords > 0 && num_keywords <= KeywordShapes::kMaxKeywords && fits_masks();
+  }
+  /*! \brief See KeywordShapes::BindKnown; false when the policy excludes the call. */
+  template <typename Bind>
+  bool BindKnown(int64_t nargs, int64_t num_keywords, Bind bind) const {
+    // Shapes that bound have at most num_positional positional arguments.
+    return Remembers(num_keywords) && nargs <= num_positional_ &&
+           shapes_.BindKnown(static_cast<int32_t>(nargs), static_cast<int32_t>(num_keywords), bind);
+  }
+  /*! \brief Remember a shape that bound, when the policy covers it. */
+  void Remember(const KeywordShapes::Shape& shape) const {
+    if (Remembers(shape.num_keywords)) shapes_.Remember(shape);
+  }
+  /*! \brief Remember the shape of a call that BindSlots (binder.h) bound into `slots`. */
+  void RememberSlots(const int32_t* slots, int32_t nargs, int32_t num_keywords) const;
+
+ private:
+  Signature signature_;
+  int32_t arity_;
+  int32_t num_positional_;
+  int32_t posonly_count_;
+  int32_t defaults_from_;  // parameters from this index on all have defaults
+  bool positional_is_native_;
+  ParamNames names_;
+  std::vector<TVMFFIAny> default_views_;  // borrowed from signature_'s defaults
+  uint64_t required_mask_ = 0;
+  uint64_t all_mask_ = 0;
+  mutable KeywordShapes shapes_;  // read lock-free; see keyword_shapes.h
+};
+
+/*! \brief The plan of `f` when it is a kwcall function, else nullptr. */
+const BindingPlan* PlanOf(const ffi::FunctionObj* f);
+
+}  // namespace kwcall
+
+#endif  // KWCALL_SRC_BINDING_PLAN_H_
