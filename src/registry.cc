@@ -61,6 +61,11 @@ TVM_FFI_STATIC_INIT_BLOCK() {
              limits.Set("max_nesting_depth", kMaxNestingDepth);
              return limits;
            })
+      // Python's kwcall calls it at import with unicodedata.unidata_version.
+      .def("kwcall.SetIdentifierUnicodeVersion",
+           [](ffi::String version) { return SetIdentifierUnicodeVersion(View(version)); })
+      .def("kwcall.IdentifierUnicodeVersion",
+           []() { return ffi::String(std::string(IdentifierUnicodeVersion())); })
       // For tests that compare these rules with Python's own, name by name.
       .def("kwcall.testing.CheckName",
            [](ffi::String name) {

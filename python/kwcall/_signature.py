@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import keyword
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -21,6 +22,10 @@ _make = tvm_ffi.get_global_func("kwcall.Signature")
 _to_map = tvm_ffi.get_global_func("kwcall.SignatureToMap")
 _to_json = tvm_ffi.get_global_func("kwcall.SignatureToJson")
 _limits = tvm_ffi.get_global_func("kwcall.Limits")()
+
+# C++ checks parameter names with the tables of this interpreter's Unicode version (it has
+# one set per supported Python; for a Unicode it lacks it keeps its newest).
+tvm_ffi.get_global_func("kwcall.SetIdentifierUnicodeVersion")(unicodedata.unidata_version)
 
 #: The most nested arrays/maps a default may hold (C++ ``kwcall::kMaxNestingDepth``).
 MAX_NESTING_DEPTH = int(_limits["max_nesting_depth"])
