@@ -58,18 +58,26 @@ def test_keeps_what_functools_wraps_keeps(make):
     assert list(inspect.signature(f).parameters) == ["x", "y", "scale"]  # kwcall.Signature's
 
 
+def made_by_make_kwargs_wrapper(proto):
+    return kwcall.make_kwargs_wrapper(target(), ["x"], prototype=proto)
+
+
 @pytest.mark.skipif(sys.version_info < (3, 14), reason="deferred annotations are 3.14's")
-@pytest.mark.parametrize("make", MAKERS)
+@pytest.mark.parametrize("make", [made_by_make_kwargs_wrapper, made_by_wrap])
 def test_annotations_that_cannot_be_evaluated_yet(make):
     import annotationlib
 
     namespace = {}
     # Annotations are evaluated when first asked for (PEP 649); Later is not defined yet.
-    exec("def later(x: Later) -> None: pass", namespace)
+    # (compiled without this module's `from __future__ import annotations`)
+    exec(
+        compile("def later(x: Later) -> None: pass", "<later>", "exec", dont_inherit=True),
+        namespace,
+    )
     f = make(namespace["later"])
     assert f.__annotate__ is namespace["later"].__annotate__
     forward = annotationlib.get_annotations(f, format=annotationlib.Format.FORWARDREF)
-    assert forward["x"] == annotationlib.ForwardRef("Later")
+    assert forward["x"].__forward_arg__ == "Later"
     namespace["Later"] = int
     assert annotationlib.get_annotations(f) == {"x": int, "return": None}
 
