@@ -262,6 +262,10 @@ bool SegmentIsNormalized(std::string_view utf8, size_t begin, size_t end, size_t
     }
     pos += decoded.length;
   }
+  if (k != kept) {  // normalization made it longer
+    *culprit = composed != kNowhere ? composed : begin;
+    return false;
+  }
   return true;
 }
 
