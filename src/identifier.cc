@@ -1,11 +1,14 @@
-// Parameter names: strict UTF-8 decoding, then Python's identifier rule and the NFKC quick
-// check, from the tables of identifier_table.inc.
+// Parameter names: strict UTF-8 decoding, then Python's identifier rule and NFKC form, from
+// the tables of identifier_table.inc for the chosen Unicode version.
 #include "identifier.h"
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdio>
 #include <iterator>
+
+#include "small_array.h"
 
 namespace kwcall {
 namespace {
@@ -15,13 +18,28 @@ struct CodepointRange {
   uint32_t lo;
   uint32_t hi;
 };
+struct VersionedRange {
+  uint32_t lo;
+  uint32_t hi;
+  uint8_t mask;  // bit i: the range is in kUnicodeVersions[i]
+};
 struct CombiningClassRange {
   uint32_t lo;
   uint32_t hi;
   uint8_t ccc;
 };
+struct Composition {
+  uint32_t composite;
+  uint32_t first;
+  uint32_t second;
+};
 
 #include "identifier_table.inc"
+
+static_assert(kUnicodeVersionCount <= 8, "VersionedRange::mask has 8 bits");
+
+// The process-wide version; the newest until Python says otherwise.
+std::atomic<int> g_unicode_version{kUnicodeVersionCount - 1};
 
 // The range of `table` holding `cp`, or nullptr.
 template <typename Range, size_t N>
@@ -36,16 +54,72 @@ bool In(const CodepointRange (&table)[N], uint32_t cp) {
   return Find(table, cp) != nullptr;
 }
 
-bool IsStart(uint32_t cp) { return In(kIdStart, cp); }
-bool IsContinue(uint32_t cp) { return In(kIdContinue, cp); }
+template <size_t N>
+bool In(const VersionedRange (&table)[N], uint32_t cp, int version) {
+  const VersionedRange* range = Find(table, cp);
+  return range != nullptr && (range->mask >> version & 1);
+}
 
-// The next three may only be asked about identifier characters: their ranges also cover
-// characters outside kIdContinue (see scripts/gen_identifier_table.py).
+bool IsStart(uint32_t cp, int version) { return In(kIdStart, cp, version); }
+bool IsContinue(uint32_t cp, int version) { return In(kIdContinue, cp, version); }
+
+// The next two may only be asked about identifier characters: their ranges also cover
+// characters outside kIdContinue (see scripts/gen_identifier_table.py). Neither depends on
+// the version for a character the version has (Unicode's stability policies).
 bool ChangedByNfkc(uint32_t cp) { return In(kNfkcChanges, cp); }
 bool ComposesWithPrevious(uint32_t cp) { return In(kComposesWithPrevious, cp); }
 int CombiningClass(uint32_t cp) {
   const CombiningClassRange* range = Find(kCombiningClass, cp);
   return range == nullptr ? 0 : range->ccc;
+}
+
+// Hangul syllables are composed and decomposed by arithmetic (Unicode's chapter 3.12).
+constexpr uint32_t kHangulS = 0xAC00, kHangulL = 0x1100, kHangulV = 0x1161, kHangulT = 0x11A7;
+constexpr uint32_t kHangulLCount = 19, kHangulVCount = 21, kHangulTCount = 28;
+constexpr uint32_t kHangulNCount = kHangulVCount * kHangulTCount;
+constexpr uint32_t kHangulSCount = kHangulLCount * kHangulNCount;
+
+// Writes the full canonical decomposition of `cp` to `out` (room for kMaxDecomposition);
+// returns its length. Exact for identifier characters that NFKC keeps, whose NFKD is their
+// NFD, made of their canonical pairs (asserted by the generator).
+int Decompose(uint32_t cp, uint32_t* out) {
+  if (cp - kHangulS < kHangulSCount) {
+    const uint32_t index = cp - kHangulS;
+    out[0] = kHangulL + index / kHangulNCount;
+    out[1] = kHangulV + index % kHangulNCount / kHangulTCount;
+    if (index % kHangulTCount == 0) return 2;
+    out[2] = kHangulT + index % kHangulTCount;
+    return 3;
+  }
+  const Composition* it =
+      std::lower_bound(std::begin(kCompositions), std::end(kCompositions), cp,
+                       [](const Composition& entry, uint32_t c) { return entry.composite < c; });
+  if (it == std::end(kCompositions) || it->composite != cp) {
+    out[0] = cp;
+    return 1;
+  }
+  const int length = Decompose(it->first, out);
+  out[length] = it->second;
+  return length + 1;
+}
+
+// The primary composite of `first` and `second`, or 0.
+uint32_t Compose(uint32_t first, uint32_t second) {
+  if (first - kHangulL < kHangulLCount && second - kHangulV < kHangulVCount) {
+    return kHangulS + ((first - kHangulL) * kHangulVCount + (second - kHangulV)) * kHangulTCount;
+  }
+  if (first - kHangulS < kHangulSCount && (first - kHangulS) % kHangulTCount == 0 &&
+      second - kHangulT - 1 < kHangulTCount - 1) {
+    return first + (second - kHangulT);
+  }
+  const uint16_t* it = std::lower_bound(
+      std::begin(kCompositionsByPair), std::end(kCompositionsByPair), 0, [&](uint16_t index, int) {
+        const Composition& entry = kCompositions[index];
+        return entry.first < first || (entry.first == first && entry.second < second);
+      });
+  if (it == std::end(kCompositionsByPair)) return 0;
+  const Composition& entry = kCompositions[*it];
+  return entry.first == first && entry.second == second ? entry.composite : 0;
 }
 
 // Per byte: kAsciiStart for ASCII that may start an identifier, kAsciiContinue for ASCII that
@@ -109,15 +183,89 @@ Decoded DecodeAt(std::string_view utf8, size_t pos) {
   return {error, value, length, length};
 }
 
-// Checks that the identifier character `cp` keeps the name NFKC-normalized; `prev_ccc` is
-// the combining class of the character before it (0 at the start), updated to this one's.
-bool KeepsNfkc(uint32_t cp, bool first, int* prev_ccc) {
+// The quick check for the identifier character `cp`: false when the name is not in NFKC form
+// whatever the other characters (NFKC replaces `cp`, or marks are out of canonical order).
+// `prev_ccc` is the combining class of the character before it (0 at the start), updated to
+// this one's.
+bool PassesQuickCheck(uint32_t cp, int* prev_ccc) {
   if (ChangedByNfkc(cp)) return false;
-  // As the first character it has nothing to compose with: exact, not conservative.
-  if (!first && ComposesWithPrevious(cp)) return false;
   const int ccc = CombiningClass(cp);
   if (ccc != 0 && *prev_ccc > ccc) return false;
   *prev_ccc = ccc;
+  return true;
+}
+
+// A code point of a decomposed segment and the byte offset of the name's character it
+// comes from.
+struct Unit {
+  uint32_t cp;
+  size_t source;
+};
+
+constexpr size_t kNowhere = static_cast<size_t>(-1);
+
+// Whether NFKC normalization leaves utf8[begin, end) as it is: `chars` identifier characters
+// that pass the quick check, the first of which nothing before it can reach (class 0, not in
+// kComposesWithPrevious) or the name's first. Normalization works on such segments one at a
+// time. This is Unicode's algorithm (UAX #15): decompose, put marks in canonical order,
+// compose each character with the last starter it is not blocked from. When the segment
+// changes, *culprit is the byte offset of the character that composed with one before it,
+// else of the first character that differs.
+bool SegmentIsNormalized(std::string_view utf8, size_t begin, size_t end, size_t chars,
+                         size_t* culprit) {
+  SmallArray<Unit, 64> units(static_cast<int32_t>(chars * kMaxDecomposition));
+  int32_t n = 0;
+  for (size_t pos = begin; pos < end;) {
+    const Decoded decoded = DecodeAt(utf8, pos);
+    uint32_t parts[kMaxDecomposition];
+    const int count = Decompose(decoded.codepoint, parts);
+    for (int i = 0; i < count; ++i) units[n++] = {parts[i], pos};
+    pos += decoded.length;
+  }
+  // Canonical order: a stable sort by class of each run of marks (class 0 stops it).
+  for (int32_t i = 1; i < n; ++i) {
+    const Unit unit = units[i];
+    const int ccc = CombiningClass(unit.cp);
+    if (ccc == 0) continue;
+    int32_t j = i;
+    for (; j > 0 && CombiningClass(units[j - 1].cp) > ccc; --j) units[j] = units[j - 1];
+    units[j] = unit;
+  }
+  // Composition, in place: `kept` units so far, `starter` the last of class 0 among them.
+  size_t composed = kNowhere;
+  int32_t starter = CombiningClass(units[0].cp) == 0 ? 0 : -1;
+  int32_t kept = 1;
+  for (int32_t i = 1; i < n; ++i) {
+    const int ccc = CombiningClass(units[i].cp);
+    // Blocked: something between them is a starter or a mark of the same or higher class
+    // (kept marks are in canonical order, so the last one tells).
+    const bool blocked = kept - 1 > starter && CombiningClass(units[kept - 1].cp) >= ccc;
+    if (starter >= 0 && !blocked) {
+      const uint32_t composite = Compose(units[starter].cp, units[i].cp);
+      if (composite != 0) {
+        if (units[i].source != units[starter].source && composed == kNowhere) {
+          composed = units[i].source;
+        }
+        units[starter].cp = composite;
+        continue;
+      }
+    }
+    if (ccc == 0) starter = kept;
+    units[kept++] = units[i];
+  }
+  int32_t k = 0;
+  for (size_t pos = begin; pos < end; ++k) {
+    const Decoded decoded = DecodeAt(utf8, pos);
+    if (k == kept || units[k].cp != decoded.codepoint) {
+      *culprit = composed != kNowhere ? composed : pos;
+      return false;
+    }
+    pos += decoded.length;
+  }
+  if (k != kept) {  // normalization made it longer
+    *culprit = composed != kNowhere ? composed : begin;
+    return false;
+  }
   return true;
 }
 
@@ -186,39 +334,46 @@ constexpr char kUseNfkc[] =
     "; Python reads identifiers in source code in NFKC form, so a keyword argument written in "
     "Python could never match this name: use unicodedata.normalize('NFKC', name) instead";
 
+// The combining class of the character that ends before byte `offset`, 0 at the start.
+int ClassBefore(std::string_view name, size_t offset) {
+  if (offset == 0 || offset > name.size()) return 0;
+  size_t prev = offset - 1;
+  while (prev > 0 && (static_cast<unsigned char>(name[prev]) & 0xC0) == 0x80) --prev;
+  const Decoded decoded = DecodeAt(name, prev);
+  return decoded.error == Utf8Error::kNone ? CombiningClass(decoded.codepoint) : 0;
+}
+
 std::string DescribeNotNormalized(std::string_view name, const NameCheck& check) {
   const uint32_t cp = check.codepoint;
   const std::string what = CodepointText(cp) + " at byte " + std::to_string(check.offset);
   if (ChangedByNfkc(cp)) {
     return "is not NFKC-normalized (" + what + " is replaced by NFKC normalization)" + kUseNfkc;
   }
-  if (check.offset > 0 && ComposesWithPrevious(cp)) {
-    return "may not be NFKC-normalized (" + what +
-           " can compose with the character before it, and Python reads identifiers in source "
-           "code in NFKC form); kwcall refuses such a character after the first rather than run "
-           "the full normalization: use unicodedata.normalize('NFKC', name), which composes it "
-           "where it can, or a name without it";
+  const int ccc = CombiningClass(cp);
+  const int prev_ccc = ClassBefore(name, check.offset);
+  if (ccc != 0 && prev_ccc > ccc) {
+    return "is not NFKC-normalized (" + what + ", a mark of combining class " +
+           std::to_string(ccc) + ", follows one of class " + std::to_string(prev_ccc) +
+           ", and NFKC normalization puts them in the other order)" + kUseNfkc;
   }
-  // Marks out of canonical order: find the class of the character before this one.
-  int prev_ccc = 0;
-  if (check.offset > 0 && check.offset <= name.size()) {
-    size_t prev = check.offset - 1;
-    while (prev > 0 && (static_cast<unsigned char>(name[prev]) & 0xC0) == 0x80) --prev;
-    const Decoded decoded = DecodeAt(name, prev);
-    if (decoded.error == Utf8Error::kNone) prev_ccc = CombiningClass(decoded.codepoint);
-  }
-  return "is not NFKC-normalized (" + what + ", a mark of combining class " +
-         std::to_string(CombiningClass(cp)) + ", follows one of class " + std::to_string(prev_ccc) +
-         ", and NFKC normalization puts them in the other order)" + kUseNfkc;
+  return "is not NFKC-normalized (" + what +
+         " composes with a character before it under NFKC normalization)" + kUseNfkc;
+}
+
+// The problem of a character that cannot be where it is.
+NameCheck Misplaced(bool first, uint32_t cp, size_t offset, int version) {
+  return {first ? NameProblem::kBadStart : NameProblem::kBadCharacter, cp, offset, version};
 }
 
 }  // namespace
 
-NameCheck CheckIdentifier(std::string_view utf8) {
-  if (utf8.empty()) return {NameProblem::kEmpty, 0, 0};
+NameCheck CheckIdentifier(std::string_view utf8, int version) {
+  version = std::clamp(version, 0, kUnicodeVersionCount - 1);
+  if (utf8.empty()) return {NameProblem::kEmpty, 0, 0, version};
   // The most serious problem so far: invalid UTF-8 anywhere comes first, then the first
   // character that cannot be where it is, then the first that breaks the NFKC form.
   NameCheck found;
+  found.unicode_version = version;
   int prev_ccc = 0;
   size_t pos = 0;
   // Fast path: most names are ASCII identifiers.
@@ -227,6 +382,22 @@ NameCheck CheckIdentifier(std::string_view utf8) {
     while (pos < utf8.size() && IsAsciiContinue(static_cast<unsigned char>(utf8[pos]))) ++pos;
     if (pos == utf8.size()) return found;
   }
+  // The segment being read (see SegmentIsNormalized): where it starts, how many characters
+  // it has, and whether one of them may compose with a character before it (only then can
+  // the quick check's "yes" for the others be wrong, and the segment is normalized).
+  size_t segment = pos == 0 ? 0 : pos - 1;
+  size_t segment_chars = pos == 0 ? 0 : 1;
+  bool segment_maybe = false;
+  const auto end_segment = [&](size_t end) {
+    size_t culprit = 0;
+    if (segment_maybe && found.problem == NameProblem::kNone &&
+        !SegmentIsNormalized(utf8, segment, end, segment_chars, &culprit)) {
+      found = {NameProblem::kNotNormalized, DecodeAt(utf8, culprit).codepoint, culprit, version};
+    }
+    segment = end;
+    segment_chars = 0;
+    segment_maybe = false;
+  };
   while (pos < utf8.size()) {
     const size_t start = pos;
     const bool first = start == 0;
@@ -236,7 +407,7 @@ NameCheck CheckIdentifier(std::string_view utf8) {
       ++pos;
     } else {
       const Decoded decoded = DecodeAt(utf8, pos);
-      if (decoded.error != Utf8Error::kNone) return {NameProblem::kInvalidUtf8, 0, pos};
+      if (decoded.error != Utf8Error::kNone) return {NameProblem::kInvalidUtf8, 0, pos, version};
       cp = decoded.codepoint;
       pos += decoded.length;
     }
@@ -245,16 +416,28 @@ NameCheck CheckIdentifier(std::string_view utf8) {
     }
     if (byte < 0x80) {  // ASCII: no tables; NFKC neither changes nor reorders it
       if (first ? !IsAsciiStart(byte) : !IsAsciiContinue(byte)) {
-        found = {first ? NameProblem::kBadStart : NameProblem::kBadCharacter, cp, start};
+        found = Misplaced(first, cp, start, version);
+        continue;
       }
       prev_ccc = 0;
-    } else if (first ? !IsStart(cp) : !IsContinue(cp)) {
-      found = {first ? NameProblem::kBadStart : NameProblem::kBadCharacter, cp, start};
-    } else if (found.problem == NameProblem::kNone && !KeepsNfkc(cp, first, &prev_ccc)) {
-      found = {NameProblem::kNotNormalized, cp, start};
+      end_segment(start);
+    } else if (first ? !IsStart(cp, version) : !IsContinue(cp, version)) {
+      found = Misplaced(first, cp, start, version);
+      continue;
+    } else if (found.problem == NameProblem::kNone && !PassesQuickCheck(cp, &prev_ccc)) {
+      found = {NameProblem::kNotNormalized, cp, start, version};
+    } else if (prev_ccc == 0 && !ComposesWithPrevious(cp)) {
+      end_segment(start);
     }
+    ++segment_chars;
+    segment_maybe = segment_maybe || (byte >= 0x80 && ComposesWithPrevious(cp));
   }
+  end_segment(utf8.size());
   return found;
+}
+
+NameCheck CheckIdentifier(std::string_view utf8) {
+  return CheckIdentifier(utf8, g_unicode_version.load(std::memory_order_relaxed));
 }
 
 std::string DescribeNameProblem(std::string_view name, const NameCheck& check) {
@@ -268,7 +451,7 @@ std::string DescribeNameProblem(std::string_view name, const NameCheck& check) {
     case NameProblem::kInvalidUtf8:
       return DescribeUtf8(name, check.offset);
     case NameProblem::kBadStart:
-      if (IsContinue(check.codepoint)) {
+      if (IsContinue(check.codepoint, check.unicode_version)) {
         return "is not a valid Python identifier (" + what +
                " cannot start an identifier, only follow its first character)";
       }
@@ -281,6 +464,28 @@ std::string DescribeNameProblem(std::string_view name, const NameCheck& check) {
   return "is not a valid parameter name";
 }
 
-std::string_view IdentifierUnicodeVersion() { return kUnicodeVersion; }
+int UnicodeVersionCount() { return kUnicodeVersionCount; }
+
+std::string_view UnicodeVersionName(int index) {
+  return index >= 0 && index < kUnicodeVersionCount ? kUnicodeVersions[index] : "";
+}
+
+int FindUnicodeVersion(std::string_view version) {
+  for (int i = 0; i < kUnicodeVersionCount; ++i) {
+    if (version == kUnicodeVersions[i]) return i;
+  }
+  return -1;
+}
+
+bool SetIdentifierUnicodeVersion(std::string_view version) {
+  const int index = FindUnicodeVersion(version);
+  if (index < 0) return false;
+  g_unicode_version.store(index, std::memory_order_relaxed);
+  return true;
+}
+
+std::string_view IdentifierUnicodeVersion() {
+  return kUnicodeVersions[g_unicode_version.load(std::memory_order_relaxed)];
+}
 
 }  // namespace kwcall

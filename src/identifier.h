@@ -2,8 +2,9 @@
 // when it is valid UTF-8, a Python identifier (str.isidentifier()) and NFKC-normalized, so
 // that the name kwcall binds is the very name Python source code would pass by keyword (the
 // Python parser NFKC-normalizes every identifier it reads). Whether the name is a Python
-// keyword is checked elsewhere. Only the C++ standard library is used; the Unicode data
-// comes from src/identifier_table.inc, made by scripts/gen_identifier_table.py.
+// keyword is checked elsewhere. Only the C++ standard library is used; the Unicode data, one
+// set per Unicode version of a supported Python, comes from src/identifier_table.inc, made by
+// scripts/gen_identifier_table.py.
 #ifndef KWCALL_SRC_IDENTIFIER_H_
 #define KWCALL_SRC_IDENTIFIER_H_
 
@@ -21,7 +22,7 @@ enum class NameProblem {
   kInvalidUtf8,    //!< The bytes are not valid UTF-8 (this wins over the problems below).
   kBadStart,       //!< The first character cannot start an identifier.
   kBadCharacter,   //!< A later character cannot appear in an identifier.
-  kNotNormalized,  //!< The name is not NFKC-normalized, or might not be (see CheckIdentifier).
+  kNotNormalized,  //!< The name is not NFKC-normalized.
 };
 
 /*!
@@ -34,34 +35,56 @@ struct NameCheck {
   uint32_t codepoint = 0;
   /*! \brief Byte offset of the offending character, or of the invalid UTF-8 sequence. */
   size_t offset = 0;
+  /*! \brief The Unicode version the check used (an index, see UnicodeVersionName). */
+  int unicode_version = 0;
 };
 
 /*!
- * \brief Checks that `utf8` is a name Python accepts as a parameter name, keywords aside.
+ * \brief Checks that `utf8` is a name Python accepts as a parameter name, keywords aside,
+ *        with the tables of Unicode version `unicode_version` (an index, 0 to
+ *        UnicodeVersionCount() - 1; see FindUnicodeVersion).
  *
  * The name must be strict UTF-8 (no overlong forms, no surrogates U+D800-U+DFFF, nothing above
  * U+10FFFF, no cut-short sequences or stray continuation bytes); invalid UTF-8 anywhere is
  * reported before any other problem. It must be an identifier exactly as Python's
  * str.isidentifier() decides (XID_Start or '_' first, XID_Continue after); a character that
- * breaks this is reported before one that breaks the NFKC form. And it must be in NFKC form:
- * no character that NFKC replaces (U+FB01 LATIN SMALL LIGATURE FI, U+00AA, fullwidth letters,
- * ...), combining marks in canonical order, and, after the first character, no character
- * that NFKC may compose with the character before it (U+0301 COMBINING ACUTE ACCENT, Hangul
- * medial vowels, ...). That last rule is conservative: "e\u0301" is not normalized, but
- * "b\u0301" is, and kwcall refuses both rather than run the full normalization. Every other
- * verdict is exactly Python's, for the Unicode version of the tables
- * (IdentifierUnicodeVersion()).
+ * breaks this is reported before one that breaks the NFKC form. And it must be in NFKC form,
+ * exactly as unicodedata.normalize("NFKC", name) == name decides: no character that NFKC
+ * replaces (U+FB01 LATIN SMALL LIGATURE FI, U+00AA, fullwidth letters, ...), combining marks
+ * in canonical order, and no character that NFKC composes with one before it ("e\u0301" is
+ * refused, "b\u0301" accepted: where the quick check says "maybe", the part of the name
+ * concerned is normalized).
  */
+NameCheck CheckIdentifier(std::string_view utf8, int unicode_version);
+
+/*! \brief CheckIdentifier with the process-wide Unicode version (IdentifierUnicodeVersion). */
 NameCheck CheckIdentifier(std::string_view utf8);
 
 /*!
  * \brief Says why `name` was refused, to follow "Invalid parameter name: '<name>' ", e.g.
  *        "is not a valid Python identifier (U+00A0 at byte 1 cannot appear in an
- *        identifier)". `check` is CheckIdentifier(name). Empty for NameProblem::kNone.
+ *        identifier)". `check` is CheckIdentifier(name, ...). Empty for NameProblem::kNone.
  */
 std::string DescribeNameProblem(std::string_view name, const NameCheck& check);
 
-/*! \brief The Unicode version of the tables, e.g. "15.1.0". */
+/*! \brief How many Unicode versions kwcall has tables for; indices go oldest first. */
+int UnicodeVersionCount();
+
+/*! \brief The version with index `index`, e.g. "15.1.0"; empty when out of range. */
+std::string_view UnicodeVersionName(int index);
+
+/*! \brief The index of `version` as unicodedata.unidata_version writes it, or -1. */
+int FindUnicodeVersion(std::string_view version);
+
+/*!
+ * \brief Makes CheckIdentifier(utf8) follow Unicode `version` in this process: Python's
+ *        kwcall calls it at import with unicodedata.unidata_version, so names follow the
+ *        running interpreter. Returns false, changing nothing, when kwcall has no tables for
+ *        it. Until then the newest version is used.
+ */
+bool SetIdentifierUnicodeVersion(std::string_view version);
+
+/*! \brief The Unicode version CheckIdentifier(utf8) uses, e.g. "17.0.0". */
 std::string_view IdentifierUnicodeVersion();
 
 }  // namespace kwcall

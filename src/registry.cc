@@ -6,6 +6,9 @@
 #include <tvm/ffi/reflection/registry.h>
 
 #include <string>
+#include <string_view>
+
+#include "identifier.h"
 
 namespace kwcall {
 namespace {
@@ -45,12 +48,21 @@ TVM_FFI_STATIC_INIT_BLOCK() {
              if (auto sig = ExportedSignature(mod, name)) return *sig;
              return std::nullopt;
            })
-      .def("kwcall.Limits", []() {
-        ffi::Map<ffi::String, int64_t> limits;
-        limits.Set("max_params", kMaxParams);
-        limits.Set("max_name_bytes", kMaxNameBytes);
-        limits.Set("max_nesting_depth", kMaxNestingDepth);
-        return limits;
+      .def("kwcall.Limits",
+           []() {
+             ffi::Map<ffi::String, int64_t> limits;
+             limits.Set("max_params", kMaxParams);
+             limits.Set("max_name_bytes", kMaxNameBytes);
+             limits.Set("max_nesting_depth", kMaxNestingDepth);
+             return limits;
+           })
+      // Python's kwcall calls it at import with unicodedata.unidata_version.
+      .def("kwcall.SetIdentifierUnicodeVersion",
+           [](ffi::String version) {
+             return SetIdentifierUnicodeVersion(std::string_view(version.data(), version.size()));
+           })
+      .def("kwcall.IdentifierUnicodeVersion", []() {
+        return ffi::String(std::string(IdentifierUnicodeVersion()));
       });
 }
 

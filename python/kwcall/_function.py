@@ -44,17 +44,40 @@ def bind(fn: Function, target: Any, signature: Signature) -> None:
     _kwcall.bind(fn, target, _checked(signature))
 
 
+def copy_metadata(fn: Function, prototype: Callable) -> None:
+    """Give ``fn`` what ``functools.wraps(prototype)`` gives a wrapper function on this Python:
+    ``functools.WRAPPER_ASSIGNMENTS`` (``__annotations__`` up to 3.13, ``__annotate__`` from
+    3.14) and ``__wrapped__``; like tvm-ffi's wrapper, not the prototype's ``__dict__``."""
+    functools.update_wrapper(fn, prototype, updated=())
+    if "__annotations__" not in functools.WRAPPER_ASSIGNMENTS:
+        # A function computes __annotations__ from its __annotate__ when first asked; a
+        # kwcall.Function is no function, so it gets them now, unless they cannot be
+        # evaluated yet (names defined later), when __annotate__ alone stays, as
+        # annotationlib.get_annotations() uses it.
+        try:
+            annotations = prototype.__annotations__
+        except (AttributeError, NameError):
+            return
+        fn.__annotations__ = annotations
+
+
 def wrap(target: Any, signature: Signature | Callable) -> Function:
     """Bind ``target`` (a tvm_ffi.Function, or a Python callable that tvm-ffi converts) to
-    ``signature``: a kwcall.Signature, or a Python callable whose signature is used."""
+    ``signature``: a kwcall.Signature, or a Python callable whose signature is used and whose
+    metadata the result keeps, as ``functools.wraps`` would."""
+    prototype = None
     if not isinstance(signature, Signature):
         if not callable(signature):
             raise TypeError(
                 "signature must be a kwcall.Signature or a callable, got "
                 f"{type(signature).__name__}"
             )
+        prototype = signature
         signature = Signature.from_callable(signature)
-    return _kwcall.make(Function, target, _checked(signature))
+    fn = _kwcall.make(Function, target, _checked(signature))
+    if prototype is not None:
+        copy_metadata(fn, prototype)
+    return fn
 
 
 def load_function(module: Any, name: str, signature: Signature | None = None) -> Function:
@@ -101,7 +124,7 @@ def make_kwargs_wrapper(
     )
     fn = wrap(target_func, signature)
     if prototype is not None:
-        functools.update_wrapper(fn, prototype, updated=())
+        copy_metadata(fn, prototype)
     return fn
 
 

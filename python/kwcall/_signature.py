@@ -11,16 +11,31 @@ from __future__ import annotations
 
 import inspect
 import keyword
+import sys
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import tvm_ffi
 
 _P = inspect.Parameter
+
+# kwcall needs no annotations: from 3.14 on, leave them unevaluated (PEP 649), so that a
+# function annotated with names defined later can be wrapped now, as functools.wraps can.
+if sys.version_info >= (3, 14):
+    import annotationlib
+
+    _SIGNATURE_OPTIONS = {"annotation_format": annotationlib.Format.FORWARDREF}
+else:
+    _SIGNATURE_OPTIONS = {}
 _make = tvm_ffi.get_global_func("kwcall.Signature")
 _to_map = tvm_ffi.get_global_func("kwcall.SignatureToMap")
 _to_json = tvm_ffi.get_global_func("kwcall.SignatureToJson")
 _limits = tvm_ffi.get_global_func("kwcall.Limits")()
+
+# C++ checks parameter names with the tables of this interpreter's Unicode version (it has
+# one set per supported Python; for a Unicode it lacks it keeps its newest).
+tvm_ffi.get_global_func("kwcall.SetIdentifierUnicodeVersion")(unicodedata.unidata_version)
 
 #: The most nested arrays/maps a default may hold (C++ ``kwcall::kMaxNestingDepth``).
 MAX_NESTING_DEPTH = int(_limits["max_nesting_depth"])
@@ -284,7 +299,8 @@ class Signature(tvm_ffi.Object):
     def from_callable(cls, fn: Callable, exclude: Iterable[str] = ()) -> Signature:
         """Build from a Python function's signature; its ``__qualname__`` names it."""
         name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", "")
-        return cls.from_inspect(inspect.signature(fn), name=name, exclude=exclude)
+        signature = inspect.signature(fn, **_SIGNATURE_OPTIONS)
+        return cls.from_inspect(signature, name=name, exclude=exclude)
 
     @classmethod
     def from_json(cls, text: str) -> Signature:

@@ -1,5 +1,6 @@
-// The parameter-name rule: strict UTF-8, Python's identifier rule and NFKC form.
-// tests/python/test_identifier_rule.py compares it with Python for every codepoint.
+// The parameter-name rule: strict UTF-8, Python's identifier rule and NFKC form, for each
+// Unicode version kwcall has tables for. tests/python/test_identifier_rule.py compares it with
+// the running Python for every code point.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -71,7 +72,42 @@ std::string ExpectInvalidUtf8(std::string_view name, size_t offset) {
   return text;
 }
 
-TEST(Identifier, TablesAreUnicode15_1) { EXPECT_EQ(IdentifierUnicodeVersion(), "15.1.0"); }
+// The index of a version the tables must have.
+int Version(std::string_view name) {
+  const int index = FindUnicodeVersion(name);
+  EXPECT_GE(index, 0) << name;
+  return index;
+}
+
+TEST(Identifier, HasTheUnicodeVersionOfEachSupportedPython) {
+  // Python 3.10, 3.11, 3.12, 3.13, 3.14, 3.15.
+  const std::string_view expected[] = {"13.0.0", "14.0.0", "15.0.0", "15.1.0", "16.0.0", "17.0.0"};
+  ASSERT_EQ(UnicodeVersionCount(), 6);
+  for (int i = 0; i < UnicodeVersionCount(); ++i) {
+    EXPECT_EQ(UnicodeVersionName(i), expected[i]);
+    EXPECT_EQ(FindUnicodeVersion(expected[i]), i);
+  }
+  EXPECT_EQ(UnicodeVersionName(-1), "");
+  EXPECT_EQ(UnicodeVersionName(6), "");
+  EXPECT_EQ(FindUnicodeVersion("15.1"), -1);
+}
+
+TEST(Identifier, ANewProcessUsesTheNewestVersion) {
+  // Nothing in this test binary selects a version, as in a C++ program without Python.
+  EXPECT_EQ(IdentifierUnicodeVersion(), "17.0.0");
+  EXPECT_EQ(CheckIdentifier(U(0x10940)).problem, NameProblem::kNone);  // new in 17.0
+  EXPECT_EQ(CheckIdentifier(U(0x10940)).unicode_version, Version("17.0.0"));
+}
+
+TEST(Identifier, SelectingAVersionChangesTheProcessWideOne) {
+  ASSERT_TRUE(SetIdentifierUnicodeVersion("15.0.0"));
+  EXPECT_EQ(IdentifierUnicodeVersion(), "15.0.0");
+  EXPECT_EQ(CheckIdentifier("a" + U(0x200D)).problem, NameProblem::kBadCharacter);
+  EXPECT_FALSE(SetIdentifierUnicodeVersion("99.0.0"));  // no tables: nothing changes
+  EXPECT_EQ(IdentifierUnicodeVersion(), "15.0.0");
+  ASSERT_TRUE(SetIdentifierUnicodeVersion("17.0.0"));
+  EXPECT_EQ(CheckIdentifier("a" + U(0x200D)).problem, NameProblem::kNone);
+}
 
 TEST(Identifier, AcceptsAsciiNames) {
   for (std::string_view name : {"x", "foo", "foo_bar", "FooBar", "a1", "x9_", "__init__", "_", "_1",
@@ -137,14 +173,41 @@ TEST(Identifier, RefusesCharactersThatAreNoIdentifierCharacters) {
   ExpectProblem(U(0x1F600), NameProblem::kBadStart, 0x1F600, 0);         // emoji
 }
 
-TEST(Identifier, FollowsUnicode15_1) {
+TEST(Identifier, FollowsTheSelectedVersion) {
   // Unicode 15.1 made ZERO WIDTH (NON-)JOINER and KATAKANA MIDDLE DOT identifier characters
   // after the first; Python 3.13 accepts them there, earlier Pythons do not.
-  ExpectValid("a" + U(0x200D));
-  ExpectValid("a" + U(0x200C));
-  ExpectValid("a" + U(0x30FB));
-  ExpectProblem(U(0x200D), NameProblem::kBadStart, 0x200D, 0);
-  ExpectValid(U(0x2EBF0));  // CJK Unified Ideographs Extension I, new in 15.1
+  for (uint32_t cp : {0x200Du, 0x200Cu, 0x30FBu}) {
+    EXPECT_EQ(CheckIdentifier("a" + U(cp), Version("15.1.0")).problem, NameProblem::kNone);
+    EXPECT_EQ(CheckIdentifier("a" + U(cp), Version("17.0.0")).problem, NameProblem::kNone);
+    NameCheck check = CheckIdentifier("a" + U(cp), Version("15.0.0"));
+    EXPECT_EQ(check.problem, NameProblem::kBadCharacter);
+    EXPECT_EQ(check.unicode_version, Version("15.0.0"));
+  }
+  // The description follows the version of the check.
+  const std::string zwj = U(0x200D);
+  EXPECT_EQ(DescribeNameProblem(zwj, CheckIdentifier(zwj, Version("15.1.0"))),
+            "is not a valid Python identifier (U+200D at byte 0 cannot start an identifier, "
+            "only follow its first character)");
+  EXPECT_EQ(DescribeNameProblem(zwj, CheckIdentifier(zwj, Version("15.0.0"))),
+            "is not a valid Python identifier (U+200D at byte 0 cannot appear in an identifier)");
+  // New letters: CJK Extension I (15.1), CYRILLIC CAPITAL LETTER TJE (16.0), SIDETIC
+  // LETTER N01 (17.0); each is refused by the versions before it.
+  const struct {
+    uint32_t cp;
+    const char* since;
+    const char* before;
+  } added[] = {
+      {0x2EBF0, "15.1.0", "15.0.0"}, {0x1C89, "16.0.0", "15.1.0"}, {0x10940, "17.0.0", "16.0.0"}};
+  for (const auto& letter : added) {
+    SCOPED_TRACE(letter.since);
+    EXPECT_EQ(CheckIdentifier(U(letter.cp), Version(letter.since)).problem, NameProblem::kNone);
+    EXPECT_EQ(CheckIdentifier(U(letter.cp), Version(letter.before)).problem,
+              NameProblem::kBadStart);
+    EXPECT_EQ(CheckIdentifier(U(letter.cp), Version("13.0.0")).problem, NameProblem::kBadStart);
+  }
+  // Out-of-range indices are clamped to the oldest and newest.
+  EXPECT_EQ(CheckIdentifier(U(0x10940), 99).problem, NameProblem::kNone);
+  EXPECT_EQ(CheckIdentifier("a" + zwj, -1).problem, NameProblem::kBadCharacter);
 }
 
 TEST(Identifier, RefusesCompatibilityForms) {
@@ -167,15 +230,39 @@ TEST(Identifier, RefusesCompatibilityForms) {
 TEST(Identifier, RefusesDecomposedForms) {
   // "e" + COMBINING ACUTE ACCENT is "é" decomposed: NFKC composes it.
   std::string text = ExpectProblem("e" + U(0x301), NameProblem::kNotNormalized, 0x301, 1);
-  EXPECT_EQ(text.rfind("may not be NFKC-normalized (U+0301 at byte 1 can compose", 0), 0u) << text;
+  EXPECT_EQ(text.rfind("is not NFKC-normalized (U+0301 at byte 1 composes with a character "
+                       "before it under NFKC normalization)",
+                       0),
+            0u)
+      << text;
+  EXPECT_NE(text.find("unicodedata.normalize('NFKC', name)"), std::string::npos) << text;
   ExpectProblem("caf" + U(0x65) + U(0x301), NameProblem::kNotNormalized, 0x301, 4);
   ExpectProblem(U(0x1100) + U(0x1161), NameProblem::kNotNormalized, 0x1161, 3);  // 가 as jamo
   ExpectProblem(U(0xAC00) + U(0x11A8), NameProblem::kNotNormalized, 0x11A8, 3);  // 각 as LV+T
   ExpectProblem(U(0x304B) + U(0x3099), NameProblem::kNotNormalized, 0x3099, 3);  // か + dakuten
-  // Conservative: nothing composes "b" with U+0301, so Python finds "b\u0301" normalized,
-  // but telling that needs the full algorithm; kwcall refuses every such mark after the
-  // first character.
-  ExpectProblem("b" + U(0x301), NameProblem::kNotNormalized, 0x301, 1);
+  // ç + COMBINING ACUTE ACCENT is ḉ: a precomposed character composes further.
+  ExpectProblem(U(0xE7) + U(0x301), NameProblem::kNotNormalized, 0x301, 2);
+  ExpectProblem("a" + U(0x301) + U(0x301), NameProblem::kNotNormalized, 0x301, 1);  // á + acute
+  // A mark of a lower class between them does not block the composition: e + 0316 + 0301
+  // is NFKC é + 0316.
+  ExpectProblem("e" + U(0x316) + U(0x301), NameProblem::kNotNormalized, 0x301, 3);
+  // U+113C5 TULU-TIGALARI VOWEL SIGN AI decomposes to U+113C2 U+113C2: after U+113C2 its
+  // first half composes with it (Unicode 16.0; unassigned, so no identifier, before).
+  const std::string ee = U(0x113C2), ai = U(0x113C5);
+  ExpectProblem("a" + ee + ai, NameProblem::kNotNormalized, 0x113C5, 5);
+  ExpectValid("a" + ai + ee);
+  EXPECT_EQ(CheckIdentifier("a" + ee + ai, Version("15.1.0")).problem, NameProblem::kBadCharacter);
+}
+
+TEST(Identifier, AcceptsCharactersTheQuickCheckCannotDecide) {
+  // NFKC's quick check says "maybe" for these, and nothing composes them with what is before
+  // them: Python accepts the names, so kwcall does.
+  ExpectValid("a" + U(0x30B));         // a + COMBINING DOUBLE ACUTE ACCENT
+  ExpectValid("b" + U(0x301));         // no precomposed b with acute
+  ExpectValid(U(0xE9) + U(0x301));     // é + acute: é has no acute form
+  ExpectValid(U(0x1161) + U(0x11A8));  // a vowel and a final: only LV composes with T
+  ExpectValid(U(0x1161));              // nothing before it
+  ExpectValid("x" + U(0x3099));        // dakuten after a letter with no voiced form
 }
 
 TEST(Identifier, RefusesMarksOutOfCanonicalOrder) {

@@ -1,210 +1,260 @@
-"""kwcall's parameter-name rule (C++, src/identifier.cc) against Python's own, codepoint by
-codepoint.
+"""kwcall's parameter-name rule against the running Python's own, code point by code point.
 
-A name is accepted in C++ when it is a Python identifier (``str.isidentifier()``) that is
-NFKC-normalized (``unicodedata.is_normalized("NFKC", name)``), because the Python parser
-NFKC-normalizes every identifier it reads: a name that normalization changes could never be
-passed by keyword from source code. The C++ verdict comes from the testing global
-``kwcall.testing.CheckName(name) -> ""`` when the name is accepted, else the reason.
+A name is accepted iff ``name.isidentifier()``, ``unicodedata.normalize("NFKC", name) ==
+name`` and ``not keyword.iskeyword(name)`` all hold for this interpreter (the Python parser
+NFKC-normalizes every identifier it reads, so a name that normalization changes could never
+be passed by keyword). C++ (src/identifier.cc) has tables for each Unicode version of a
+supported Python (scripts/gen_identifier_table.py) and kwcall selects this Python's at import.
 
-For every assigned codepoint ``c`` the verdicts on ``c`` and on ``"a" + c`` must be Python's,
-with one documented exception: after the first character kwcall refuses every character that
-NFKC may compose with the character before it (NFKC_Quick_Check=Maybe, e.g. U+0301 COMBINING
-ACUTE ACCENT), since telling whether it does needs the full normalization algorithm; so it
-refuses ``"a" + c`` where Python finds the name normalized ("b\\u0301" is, "e\\u0301" is not).
-Those refusals must say so ("may not be NFKC-normalized"). As the first character such a
-character has nothing to compose with, and the verdict is exact.
+Three routes are compared with that oracle:
 
-The C++ tables are made from Unicode 15.1 (Python 3.13, scripts/gen_identifier_table.py).
-Under another Python the comparison skips:
+* C++'s check alone, through the testing global ``kwcall.testing.CheckName(name)`` (``""``
+  when accepted, else the reason);
+* the Python path, ``kwcall.Signature([name])``, and the C++ path, the FFI global
+  ``kwcall.Signature`` on the map form (no Python checks): every accepted name, and a
+  sample of the refused ones (each costs a C++ exception with a traceback).
 
-* codepoints unassigned in the running Python (``unicodedata.category(c) == "Cn"``), which
-  covers every codepoint assigned after an older running Unicode version;
-* codepoints assigned in both versions whose properties changed in between, listed in
-  ``CHANGED_BY_15_1`` for each older version kwcall supports (found by running the
-  generator's definitions under Python 3.9 to 3.12 and comparing with 3.13);
-* under a Python newer than the tables, which cannot say which codepoints were assigned (or
-  became identifier characters) after 15.1: C++ refusing a character as no identifier
-  character where Python finds it one.
-
-Marks of nonzero canonical combining class must also be in canonical order; that is checked
-with pairs of marks.
+The names: every code point alone and after a letter; every precomposed character's
+decomposition, partly composed forms, and the same with marks of every combining class put
+between (the cases where NFKC's quick check says "maybe" and composition decides); marks of
+every class in both orders; and the keywords.
 """
 
 from __future__ import annotations
 
-import re
+import keyword
 import unicodedata
-from pathlib import Path
 
+import kwcall
 import pytest
+import tvm_ffi
 from helpers import internals_global
 
-#: The Unicode version of src/identifier_table.inc.
-TABLE_UNICODE_VERSION = "15.1.0"
-
-#: Codepoints assigned in an older Unicode version whose identifier or normalization
-#: properties differ in 15.1: ZERO WIDTH NON-JOINER and JOINER, KATAKANA MIDDLE DOT and its
-#: halfwidth form became XID_Continue in 15.1.
-_ID_CONTINUE_15_1 = frozenset({0x200C, 0x200D, 0x30FB, 0xFF65})
-CHANGED_BY_15_1 = {
-    "13.0.0": _ID_CONTINUE_15_1,  # Python 3.9, 3.10
-    "14.0.0": _ID_CONTINUE_15_1,  # Python 3.11
-    "15.0.0": _ID_CONTINUE_15_1,  # Python 3.12
-    "15.1.0": frozenset(),  # Python 3.13
-}
-
-_check_name = internals_global("kwcall.testing.CheckName")
-
+RUNNING = unicodedata.unidata_version
 ID_PROBLEM = "is not a valid Python identifier"
 NFKC_PROBLEM = "is not NFKC-normalized"
-MAYBE_PROBLEM = "may not be NFKC-normalized"
+KEYWORD_PROBLEM = "is a Python keyword"
 
+_check_name = internals_global("kwcall.testing.CheckName")
+_tables_version = tvm_ffi.get_global_func("kwcall.IdentifierUnicodeVersion")
+_make_signature = tvm_ffi.get_global_func("kwcall.Signature")
 
-def check_name(name: str) -> str:
-    return str(_check_name(name))
-
-
-def version_tuple(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in version.split("."))
-
-
-RUNNING = unicodedata.unidata_version
-NEWER_THAN_TABLES = version_tuple(RUNNING) > version_tuple(TABLE_UNICODE_VERSION)
-
-
-def assigned_codepoints():
-    for cp in range(0x110000):
-        if 0xD800 <= cp <= 0xDFFF or unicodedata.category(chr(cp)) == "Cn":
-            continue
-        yield cp
-
-
-def composes_with_previous() -> frozenset[int]:
-    """Characters NFKC may compose with the character before them: the second character d1
-    of each two-character canonical decomposition d0 d1 of a codepoint x that NFC composes
-    back into x (Hangul syllables, whose mappings unicodedata computes, included)."""
-    result = set()
-    for cp in assigned_codepoints():
-        x = chr(cp)
-        mapping = unicodedata.decomposition(x)
-        if mapping:
-            if mapping.startswith("<"):
-                continue
-            pair = "".join(chr(int(field, 16)) for field in mapping.split())
-        else:
-            full = unicodedata.normalize("NFD", x)
-            if full == x:
-                continue
-            pair = full if len(full) == 2 else unicodedata.normalize("NFC", full[:2]) + full[2:]
-        if len(pair) == 2 and unicodedata.normalize("NFC", pair) == x:
-            result.add(ord(pair[1]))
-    return frozenset(result)
-
-
-MAYBE = composes_with_previous()
+#: The most parameters one signature may have (kwcall::kMaxParams).
+MAX_PARAMS = int(tvm_ffi.get_global_func("kwcall.Limits")()["max_params"])
 
 
 def python_verdict(name: str) -> str:
-    """Python's verdict on `name` as a parameter name, keywords aside: the empty string when
-    it is accepted, else ID_PROBLEM or NFKC_PROBLEM."""
+    """The oracle: "" when this Python accepts `name` as a parameter name, else the start of
+    the reason kwcall must give."""
     if not name.isidentifier():
         return ID_PROBLEM
-    if not unicodedata.is_normalized("NFKC", name):
+    if unicodedata.normalize("NFKC", name) != name:
         return NFKC_PROBLEM
+    if keyword.iskeyword(name):
+        return KEYWORD_PROBLEM
     return ""
 
 
-def compare(name: str, cp: int, *, allow_maybe: bool) -> str | None:
-    """None when C++ agrees with Python on `name`, else a line describing the difference.
-    `cp` is the character under test; `allow_maybe` permits the conservative refusal."""
-    want = python_verdict(name)
-    got = check_name(name)
-    if want == "" and got == "":
-        return None
-    if want and got.startswith(want):
-        return None
-    if want == NFKC_PROBLEM and got.startswith(MAYBE_PROBLEM):
-        return None  # normalization does change it; the conservative rule said "may"
-    if allow_maybe and want == "" and got.startswith(MAYBE_PROBLEM) and cp in MAYBE:
-        return None
-    if NEWER_THAN_TABLES and want != ID_PROBLEM and got.startswith(ID_PROBLEM):
-        return None  # possibly assigned, or made an identifier character, after the tables
-    return f"U+{cp:04X} {unicodedata.name(chr(cp), '?')}: {name!r}: Python {want!r}, C++ {got!r}"
+def code_points() -> range:
+    return range(0x110000)
+
+
+def is_surrogate(cp: int) -> bool:
+    return 0xD800 <= cp <= 0xDFFF
+
+
+def shown(name: str) -> str:
+    return " ".join(f"U+{ord(c):04X}" for c in name)
 
 
 def report(mismatches: list[str]) -> str:
     return f"{len(mismatches)} differences, first ones:\n" + "\n".join(mismatches[:40])
 
 
+def every_code_point_alone_and_after_a_letter() -> list[str]:
+    names = []
+    for cp in code_points():
+        if not is_surrogate(cp):
+            names += [chr(cp), "a" + chr(cp)]
+    return names
+
+
+def marks_by_class() -> dict[int, str]:
+    """One mark of each nonzero combining class that may follow a letter."""
+    marks = {}
+    for cp in code_points():
+        c = chr(cp)
+        ccc = unicodedata.combining(c)
+        if ccc and python_verdict("a" + c) == "":
+            marks.setdefault(ccc, c)
+    return marks
+
+
+def composition_cases() -> list[str]:
+    """Names where canonical composition decides: for each character x with a canonical
+    decomposition d, the decomposition itself, after a letter, x's partly composed form
+    followed by d's last character, x followed by that character again, and d with a mark of
+    each class put before its last character or after its first (blocked or not)."""
+    marks = marks_by_class()
+    names = []
+    for cp in code_points():
+        x = chr(cp)
+        if is_surrogate(cp):
+            continue
+        d = unicodedata.normalize("NFD", x)
+        if len(d) < 2:
+            continue
+        names += [d, "a" + d, unicodedata.normalize("NFC", d[:-1]) + d[-1], x + d[-1]]
+        if not 0xAC00 <= cp <= 0xD7A3:  # Hangul: no marks (11,172 syllables of two jamo kinds)
+            for m in marks.values():
+                names += ["a" + d[:-1] + m + d[-1], d[0] + m + d[1:]]
+    return names
+
+
+def marks_in_both_orders() -> list[str]:
+    """Every mark that can follow a letter, before and after one mark of each class."""
+    by_class = marks_by_class()
+    assert len(by_class) > 40
+    names = []
+    for cp in code_points():
+        c = chr(cp)
+        if not is_surrogate(cp) and unicodedata.combining(c) and python_verdict("a" + c) == "":
+            for other in by_class.values():
+                names += ["a" + c + other, "a" + other + c]
+    return names
+
+
+def compare_check_name(names: list[str]) -> list[str]:
+    mismatches = []
+    for name in names:
+        want = python_verdict(name)
+        if want == KEYWORD_PROBLEM:
+            want = ""  # CheckName leaves keywords to the signature
+        got = str(_check_name(name))
+        if want != got[: len(want)] or (want == "") != (got == ""):
+            mismatches.append(f"{shown(name)}: Python {want!r}, C++ {got!r}")
+    return mismatches
+
+
+def signature_paths(accepted: list[str], refused: list[str]) -> list[str]:
+    """Names through kwcall.Signature and the C++ global: `accepted` in batches of the most
+    parameters a signature may have, `refused` one by one (a refusal costs an exception
+    with a traceback, about 0.2 ms)."""
+    mismatches = []
+    for i in range(0, len(accepted), MAX_PARAMS):
+        batch = accepted[i : i + MAX_PARAMS]
+        for route in (python_route, cpp_route):
+            problem = route(batch)
+            if problem:
+                bad = next(n for n in batch if route([n]))
+                mismatches.append(f"{shown(bad)}: Python accepts it, {route.__name__} {problem!r}")
+    for name in refused:
+        want = python_verdict(name)
+        for route in (python_route, cpp_route):
+            got = route([name])
+            if want not in got:
+                mismatches.append(f"{shown(name)}: Python {want!r}, {route.__name__} {got!r}")
+    return mismatches
+
+
+def refused_at_edges(names: list[str]) -> list[str]:
+    """The names Python refuses whose neighbour in `names` gets another verdict: one at each
+    end of every run of refusals, so each edge of every table range is met."""
+    verdicts = [python_verdict(n) for n in names]
+    return [
+        name
+        for i, name in enumerate(names)
+        if verdicts[i]
+        and (verdicts[i - 1 : i] != [verdicts[i]] or verdicts[i + 1 : i + 2] != [verdicts[i]])
+    ]
+
+
+def python_route(names: list[str]) -> str:
+    try:
+        kwcall.Signature(names, name="f")
+    except ValueError as error:
+        return str(error)
+    return ""
+
+
+def cpp_route(names: list[str]) -> str:
+    params = [{"name": n, "kind": "POSITIONAL_OR_KEYWORD"} for n in names]
+    try:
+        _make_signature({"version": 1, "name": "f", "params": params})
+    except ValueError as error:
+        return str(error)
+    return ""
+
+
 @pytest.fixture(scope="module")
-def changed() -> frozenset[int]:
-    if RUNNING not in CHANGED_BY_15_1 and not NEWER_THAN_TABLES:
-        pytest.skip(
-            f"this Python's Unicode {RUNNING} is older than the tables' {TABLE_UNICODE_VERSION} "
-            "and its property changes are not listed in CHANGED_BY_15_1"
-        )
-    return CHANGED_BY_15_1.get(RUNNING, frozenset())
+def everything() -> list[str]:
+    return every_code_point_alone_and_after_a_letter()
 
 
-def test_the_tables_are_the_version_this_test_expects():
-    table = Path(__file__).resolve().parents[2] / "src" / "identifier_table.inc"
-    if not table.exists():
-        pytest.skip("no source tree next to the tests")
-    found = re.search(r'kUnicodeVersion\[\] = "([0-9.]+)"', table.read_text())
-    assert found is not None
-    assert found.group(1) == TABLE_UNICODE_VERSION, (
-        "src/identifier_table.inc was regenerated: update TABLE_UNICODE_VERSION and "
-        "CHANGED_BY_15_1 in this test"
+def test_the_tables_follow_this_python():
+    assert str(_tables_version()) == RUNNING, (
+        f"kwcall ships no identifier tables for this Python's Unicode {RUNNING}: regenerate "
+        "src/identifier_table.inc with it (scripts/gen_identifier_table.py says how)"
     )
 
 
-def test_every_codepoint_alone_and_after_a_letter(changed):
-    mismatches = []
-    conservative = 0
-    for cp in assigned_codepoints():
-        if cp in changed:
-            continue
-        c = chr(cp)
-        for name, allow_maybe in ((c, False), ("a" + c, True)):
-            line = compare(name, cp, allow_maybe=allow_maybe)
-            if line is not None:
-                mismatches.append(line)
-        if cp in MAYBE and python_verdict("a" + c) == "" and check_name("a" + c):
-            conservative += 1
+def test_every_code_point_alone_and_after_a_letter(everything):
+    mismatches = compare_check_name(everything)
     assert not mismatches, report(mismatches)
-    # The exception stays the small set it is documented to be (95 codepoints in 15.1).
-    assert conservative <= len(MAYBE) < 200
 
 
-def test_the_conservative_refusal_explains_itself():
-    text = check_name("b\u0301")
-    assert text.startswith(MAYBE_PROBLEM + " (U+0301 at byte 1 can compose"), text
-    assert "unicodedata.normalize('NFKC', name)" in text
-    assert check_name("\u1161") == ""  # a Hangul vowel as the first character is exact
-    assert check_name("\u1100\u1161").startswith(MAYBE_PROBLEM)  # U+AC00 decomposed
+def test_composition_decides_where_the_quick_check_says_maybe():
+    names = composition_cases()
+    # The point of these cases: many are normalized although the quick check says "maybe"
+    # ('a\u030b' and the like), many are not.
+    verdicts = [python_verdict(n) for n in names if "\u0301" in n or "\u030b" in n]
+    assert verdicts.count("") > 100 and verdicts.count(NFKC_PROBLEM) > 100
+    mismatches = compare_check_name(names)
+    assert not mismatches, report(mismatches)
 
 
-def test_combining_marks_in_both_orders(changed):
-    """Every mark that can follow a letter, before and after one mark of each combining
-    class: Python finds the name normalized only when the classes are in canonical order."""
-    marks = [
-        cp
-        for cp in assigned_codepoints()
-        if unicodedata.combining(chr(cp))
-        and cp not in MAYBE
-        and cp not in changed
-        and python_verdict("a" + chr(cp)) == ""
-    ]
-    by_class = {}
-    for cp in marks:
-        by_class.setdefault(unicodedata.combining(chr(cp)), cp)
-    assert len(by_class) > 40
-    mismatches = []
-    for cp in marks:
-        for other in by_class.values():
-            for name in ("a" + chr(cp) + chr(other), "a" + chr(other) + chr(cp)):
-                line = compare(name, cp, allow_maybe=False)
-                if line is not None:
-                    mismatches.append(line)
+def test_combining_marks_in_both_orders():
+    mismatches = compare_check_name(marks_in_both_orders())
+    assert not mismatches, report(mismatches)
+
+
+def test_examples():
+    assert check("a\u030b") == ""  # a + double acute: nothing composes it
+    assert check("b\u0301") == ""
+    assert check("e\u0301").startswith(NFKC_PROBLEM + " (U+0301 at byte 1 composes")
+    assert check("\u1100\u1161").startswith(NFKC_PROBLEM)  # U+AC00 decomposed
+    assert check("\u1161") == ""  # a Hangul vowel alone composes with nothing
+    assert check("\uac00\u11a8").startswith(NFKC_PROBLEM)  # LV + T is an LVT syllable
+    assert check("b\u0316\u0301") == ""  # marks in canonical order (220, 230)
+    assert check("a\u0301\u0316").startswith(NFKC_PROBLEM + " (U+0316 at byte 3, a mark")
+    assert check("e\u0316\u0301").startswith(NFKC_PROBLEM)  # é + 0316: 0316 does not block
+    assert check("\ufb01").startswith(NFKC_PROBLEM + " (U+FB01 at byte 0 is replaced")
+
+
+def check(name: str) -> str:
+    return str(_check_name(name))
+
+
+def test_keywords_and_soft_keywords():
+    for name in keyword.kwlist:
+        for route in (python_route, cpp_route):
+            assert KEYWORD_PROBLEM in route([name]), (name, route.__name__)
+    for name in keyword.softkwlist:
+        for route in (python_route, cpp_route):
+            assert route([name]) == "", (name, route.__name__)
+
+
+def test_python_and_cpp_signature_paths(everything):
+    """Both signature routes accept every name Python accepts among all the names above
+    (C++'s check alone meets each refused one), and refuse, with Python's reason, the names
+    at the edges of each run of refusals, every NFKC refusal of a single character, and one
+    in 20 of the refused composition cases."""
+    cases = composition_cases()
+    names = everything + cases
+    accepted = [n for n in dict.fromkeys(names) if python_verdict(n) == ""]
+    refused = refused_at_edges(everything[0::2]) + refused_at_edges(everything[1::2])
+    refused += [n for n in everything if python_verdict(n) == NFKC_PROBLEM]
+    refused += [n for n in cases if python_verdict(n)][::20]
+    assert len(accepted) > 250_000 and len(refused) > 5_000
+    mismatches = signature_paths(accepted, sorted(set(refused)))
     assert not mismatches, report(mismatches)
