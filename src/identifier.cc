@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <iterator>
 
-#include "small_array.h"
+#include "binding/small_array.h"
 
 namespace kwcall {
 namespace {
