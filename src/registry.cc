@@ -59,7 +59,16 @@ TVM_FFI_STATIC_INIT_BLOCK() {
              limits.Set("max_params", kMaxParams);
              limits.Set("max_name_bytes", kMaxNameBytes);
              limits.Set("max_nesting_depth", kMaxNestingDepth);
+             limits.Set("max_default_elements", kMaxDefaultElements);
+             limits.Set("max_json_bytes", kMaxJsonBytes);
              return limits;
+           })
+      .def("kwcall.ReservedNames",
+           []() {
+             ffi::Array<ffi::String> names;
+             for (std::string_view name : kReservedNames)
+               names.push_back(ffi::String(std::string(name)));
+             return names;
            })
       // For tests that compare these rules with Python's own, name by name.
       .def("kwcall.testing.CheckName",
