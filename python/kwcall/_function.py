@@ -63,7 +63,12 @@ def bind(fn: Function, target: Any, signature: Signature) -> None:
 
 def wrap(target: Any, signature: Signature | Callable) -> Function:
     """Bind ``target`` (a tvm_ffi.Function, or a Python callable that tvm-ffi converts) to
-    ``signature``: a kwcall.Signature, or a Python callable whose signature is used."""
+    ``signature``: a kwcall.Signature, or a Python callable whose signature is used.
+
+    Register the result (``tvm_ffi.register_global_func``) once, before C++ threads look it up:
+    tvm-ffi's registry is not safe against a registration or ``remove_global_func`` racing a
+    C++ ``Function::GetGlobal``. Once registered, any number of threads may look it up and
+    call it."""
     if not isinstance(signature, Signature):
         if not callable(signature):
             raise TypeError(
