@@ -52,8 +52,8 @@ inline constexpr int32_t kMaxNestingDepth = 64;
 inline constexpr int64_t kMaxDefaultElements = 65536;
 /*!
  * \brief Bytes of a signature's JSON text (FromJson refuses longer text before parsing it,
- *        ToJson refuses to write it); room for kMaxParams names of kMaxNameBytes each, escaped,
- *        and kMaxDefaultElements numbers.
+ *        ToJson refuses to write it): room for kMaxParams names of kMaxNameBytes each and
+ *        kMaxDefaultElements numbers (about 2.8 MB); long string defaults may not fit.
  */
 inline constexpr int64_t kMaxJsonBytes = int64_t{4} << 20;
 

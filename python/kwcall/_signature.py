@@ -67,25 +67,21 @@ def _check_size(value: Any, where: str, display: str, elements: int) -> int:
     pending = [(value, 0)]
     while pending:
         item, depth = pending.pop()
-        if isinstance(item, (list, tuple)):
-            children = list(item)
-            elements += len(children)
-        elif isinstance(item, dict):
-            children = [*item.keys(), *item.values()]
-            elements += len(item)
-        else:
+        if not isinstance(item, (list, tuple, dict)):
             continue
         if depth + 1 > MAX_NESTING_DEPTH:
             raise ValueError(
                 f"The default of parameter '{where}' nests lists, tuples or dicts deeper than "
                 f"the limit (kwcall::kMaxNestingDepth) of {MAX_NESTING_DEPTH}"
             )
+        elements += len(item)  # counted before anything is copied
         if elements > MAX_DEFAULT_ELEMENTS:
             raise ValueError(
                 f"The defaults of {display}() hold more than {MAX_DEFAULT_ELEMENTS} list or "
                 f"tuple items and dict entries (at parameter '{where}'); the limit is "
                 "kwcall::kMaxDefaultElements"
             )
+        children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
         pending.extend((child, depth + 1) for child in children)
     return elements
 
