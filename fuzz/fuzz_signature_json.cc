@@ -230,6 +230,17 @@ class Builder {
     return value;
   }
 
+  // An array around kwcall::kMaxDefaultElements long (all defaults together count), its
+  // items one shared value: scalars, or arrays that count too.
+  ffi::Any Wide() {
+    const int64_t size = kMaxDefaultElements + in_.ConsumeIntegralInRange<int64_t>(-3, 3);
+    const ffi::Any item = in_.ConsumeBool() ? Number() : ffi::Any(ffi::Array<ffi::Any>({0}));
+    ffi::Array<ffi::Any> items;
+    items.reserve(size);
+    for (int64_t i = 0; i < size; ++i) items.push_back(item);
+    return items;
+  }
+
   ffi::Any Value(int depth) {
     const int pick = in_.ConsumeIntegralInRange<int>(0, depth > 8 ? 5 : 12);
     switch (pick) {
@@ -267,7 +278,7 @@ class Builder {
       case 10:
         return Nest(in_.ConsumeIntegralInRange<int>(kMaxNestingDepth - 3, kMaxNestingDepth + 3));
       case 11:
-        return Nest(in_.ConsumeIntegralInRange<int>(0, 400));
+        return in_.ConsumeBool() ? Nest(in_.ConsumeIntegralInRange<int>(0, 400)) : Wide();
       default:
         // An object that is none of the JSON types.
         return ffi::Function::FromPacked([](ffi::PackedArgs, ffi::Any*) {});
@@ -279,16 +290,18 @@ class Builder {
     static const char* const kKinds[] = {"POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD",
                                          "KEYWORD_ONLY"};
     if (!Rarely()) {
-      static const char* const kNames[] = {
-          "a",        "b",         "c",      "alpha",
-          "abcdefgh", "abcdefgh1", "\u00e9", "\u03b1\u03b2\u03b3\u03b4",
-          "\u00f1_x"};
-      map.Set("name",
-              Rarely()
-                  ? Value(1)
-                  : ffi::Any(in_.ConsumeIntegralInRange<int>(0, 3) == 0
-                                 ? ffi::String("p" + std::to_string(index))
-                                 : ffi::String(kNames[in_.ConsumeIntegralInRange<int>(0, 8)])));
+      static const char* const kNames[] = {"a",          "b",
+                                           "c",          "alpha",
+                                           "abcdefgh",   "abcdefgh1",
+                                           "\u00e9",     "\u03b1\u03b2\u03b3\u03b4",
+                                           "\u00f1_x",   "__i_target_func",
+                                           "__i_unpack", "__i_x"};
+      map.Set("name", Rarely()
+                          ? Value(1)
+                          : ffi::Any(in_.ConsumeIntegralInRange<int>(0, 3) == 0
+                                         ? ffi::String("p" + std::to_string(index))
+                                         : ffi::String(kNames[in_.ConsumeIntegralInRange<size_t>(
+                                               0, std::size(kNames) - 1)])));
     }
     if (!Rarely()) {
       map.Set("kind", Rarely()

@@ -4,10 +4,12 @@
 
 corpus/signature_json/ gets hand-written JSON texts: valid signatures with every parameter kind
 and every JSON type of default, and texts just outside what FromJson accepts (nesting past the
-limit, wrong types, unknown fields, bad names, huge numbers). corpus/binder/ gets byte strings
-from a fixed pseudo-random sequence: fuzz_binder decodes any bytes into a signature and calls,
-so short random inputs of assorted lengths are good seeds. scripts/fuzz.sh --update-corpus adds
-what a run found, minimized.
+limit, wrong types for "unpack" and "version", unknown fields, bad or reserved names, huge
+numbers). corpus/companion/ gets one seed per kind of value a companion can return, with
+payloads (valid JSON among them, and text at and past the byte limit). corpus/binder/ gets byte
+strings from a fixed pseudo-random sequence: fuzz_binder decodes any bytes into a signature and
+calls, so short random inputs of assorted lengths are good seeds. scripts/fuzz.sh
+--update-corpus adds what a run found, minimized.
 """
 
 from __future__ import annotations
@@ -101,7 +103,32 @@ def json_seeds() -> list[str]:
         "[]",
         '"text"',
         "",
+        # Read strictly (issue 18.7): "unpack" a JSON boolean, "version" an integer, no name
+        # tvm-ffi reserves.
+        '{"version": 1, "params": [{"name": "x", "kind": "KEYWORD_ONLY", "unpack": 2}]}',
+        '{"version": 1, "params": [{"name": "x", "kind": "KEYWORD_ONLY", "unpack": "true"}]}',
+        '{"version": 1, "params": [{"name": "x", "kind": "KEYWORD_ONLY", "unpack": null}]}',
+        '{"version": 1, "params": [{"name": "x", "kind": "KEYWORD_ONLY", "unpack": false}]}',
+        '{"version": true, "params": []}',
+        '{"version": false, "params": []}',
+        '{"version": 1.0, "params": []}',
+        '{"version": null, "params": []}',
     ]
+    seeds += [
+        json.dumps(signature([param(name, "KEYWORD_ONLY")]))
+        for name in ("__i_target_func", "__i_MISSING", "__i_arg_defaults", "__i_unpack", "__i_x")
+    ]
+    return seeds
+
+
+def companion_seeds() -> list[bytes]:
+    """fuzz_companion: the first byte picks the kind of value the companion returns (see
+    MakeValue; 0xff makes it fail), the rest is the payload."""
+    valid = json.dumps(signature([param("x"), param("y", "KEYWORD_ONLY", default=2)]))
+    seeds = [bytes([kind]) + b"payload" for kind in range(16)]
+    seeds += [bytes([kind]) + valid.encode() for kind in (4, 5, 6)]
+    seeds += [bytes([7, choice]) for choice in (0, 1, 2, 3, 4)]  # at and past the byte limit
+    seeds += [b"\xff", bytes([4]) + json_seeds()[0].encode()]
     return seeds
 
 
@@ -123,6 +150,7 @@ def write(folder: Path, seeds: list[bytes]) -> None:
 def main() -> None:
     write(HERE / "corpus" / "signature_json", [s.encode() for s in json_seeds()])
     write(HERE / "corpus" / "binder", binder_seeds())
+    write(HERE / "corpus" / "companion", companion_seeds())
 
 
 if __name__ == "__main__":

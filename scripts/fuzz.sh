@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets in fuzz/ with clang (ASan + UBSan, against the venv's tvm-ffi)
-# into build/fuzz and runs each for SECONDS from the checked-in seed corpus, both at once on a
+# into build/fuzz and runs each for SECONDS from the checked-in seed corpus, all at once on a
 # machine with two cores or more. Any finding (a crash, a sanitizer report, a leak, a mismatch
 # with the reference binder, a timeout) fails the script; the input that caused it is left in
 # build/fuzz/findings/<fuzzer>/ and the run's output in build/logs/fuzz-<fuzzer>.log.
@@ -47,12 +47,12 @@ if ! fuzzer_works; then
 fi
 ensure_venv "${PYTHON:-python3}" "$venv" "$log"
 
-step "build fuzz_binder and fuzz_signature_json into build/fuzz with $(clang++ --version | head -1)"
+step "build fuzz_binder, fuzz_signature_json and fuzz_companion into build/fuzz with $(clang++ --version | head -1)"
 echo "    log: $log"
 logged "$log" env CC=clang CXX=clang++ "$venv/bin/cmake" -S . -B build/fuzz -G Ninja \
   -DCMAKE_MAKE_PROGRAM="$venv/bin/ninja" -DPython_EXECUTABLE="$venv/bin/python" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKWCALL_BUILD_FUZZERS=ON
-logged "$log" "$venv/bin/cmake" --build build/fuzz --target fuzz_binder fuzz_signature_json
+logged "$log" "$venv/bin/cmake" --build build/fuzz --target fuzz_binder fuzz_signature_json fuzz_companion
 
 # Leak checking stays on. No suppressions are needed today: what tvm-ffi and kwcall keep for
 # the life of the process (the type registry, the KWARGS sentinel kwcall never frees) is
@@ -64,8 +64,9 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 [ -f fuzz/lsan.supp ] && export LSAN_OPTIONS="suppressions=$KWCALL_ROOT/fuzz/lsan.supp"
 
-fuzzers=(binder signature_json)
-declare -A extra=([binder]="" [signature_json]="-dict=fuzz/signature_json.dict")
+fuzzers=(binder signature_json companion)
+declare -A extra=([binder]="" [signature_json]="-dict=fuzz/signature_json.dict"
+  [companion]="-dict=fuzz/signature_json.dict")
 run_one() {
   local name=$1 corpus=build/fuzz/corpus/$1 findings=build/fuzz/findings/$1
   mkdir -p "$corpus" "$findings"
@@ -102,7 +103,7 @@ for name in "${fuzzers[@]}"; do
     failed=1
     printf '    FAIL  fuzz_%-15s exit %s after %s runs; input in build/fuzz/findings/%s/\n' \
       "$name" "${status[$name]}" "${runs:-?}" "$name"
-    grep -E 'fuzz_(binder|signature_json): |ERROR: |SUMMARY: |Test unit written' "$flog" |
+    grep -E 'fuzz_(binder|signature_json|companion): |ERROR: |SUMMARY: |Test unit written' "$flog" |
       head -8 | sed 's/^/        | /'
   fi
 done

@@ -18,14 +18,42 @@ ffi::Function FindFunction(const ffi::Module& mod, const ffi::String& name) {
   return *fn;
 }
 
+// The signature a companion returns (KWCALL_EXPORT_SIGNATURE's function, or any function a
+// library exports under that name): JSON text, within the limits, that FromJson accepts. Every
+// failure names `what`, the companion and the function it describes. The text is measured
+// before it is parsed (Signature::FromJson), so oversized text costs no more than its copy.
+Signature SignatureFromCompanion(const ffi::Function& companion, const std::string& what) {
+  const ffi::Any result = companion();
+  const int32_t index = result.type_index();
+  if (index != ffi::TypeIndex::kTVMFFISmallStr && index != ffi::TypeIndex::kTVMFFIStr) {
+    TVM_FFI_THROW(TypeError) << "kwcall: " << what << " returned " << result.GetTypeKey()
+                             << ", not the signature's JSON text (KWCALL_EXPORT_SIGNATURE "
+                             << "writes the function that returns it)";
+  }
+  const ffi::String json = result.cast<ffi::String>();
+  try {
+    return Signature::FromJson(std::string_view(json.data(), json.size()));
+  } catch (const ffi::Error& error) {
+    // The same kind, with what was being read in front.
+    const std::string kind = error.kind();
+    if (kind == "ValueError") {
+      TVM_FFI_THROW(ValueError) << "kwcall: " << what << " is not valid: " << error.message();
+    }
+    if (kind == "TypeError") {
+      TVM_FFI_THROW(TypeError) << "kwcall: " << what << " is not valid: " << error.message();
+    }
+    throw;
+  }
+}
+
 }  // namespace
 
 std::optional<Signature> ExportedSignature(const ffi::Module& mod, const ffi::String& name) {
-  ffi::Optional<ffi::Function> carrier =
-      mod->GetFunction(ffi::String(std::string(KWCALL_SIGNATURE_FUNCTION_PREFIX) + name.c_str()));
+  const std::string companion = std::string(KWCALL_SIGNATURE_FUNCTION_PREFIX) + name.c_str();
+  ffi::Optional<ffi::Function> carrier = mod->GetFunction(ffi::String(companion));
   if (!carrier.has_value()) return std::nullopt;
-  ffi::String json = (*carrier)().cast<ffi::String>();
-  return Signature::FromJson(std::string_view(json.data(), json.size()));
+  return SignatureFromCompanion(
+      *carrier, "the signature exported for '" + std::string(name) + "' (" + companion + ")");
 }
 
 ffi::Function LoadFunction(const ffi::Module& mod, const ffi::String& name) {
@@ -59,8 +87,10 @@ ffi::Function FromExternC(TVMFFISafeCallType symbol, TVMFFISafeCallType signatur
   if (signature_symbol == nullptr) {
     TVM_FFI_THROW(TypeError) << "kwcall::FromExternC: the signature symbol is null";
   }
-  ffi::String json = ffi::Function::InvokeExternC(nullptr, signature_symbol).cast<ffi::String>();
-  return FromExternC(symbol, Signature::FromJson(std::string_view(json.data(), json.size())));
+  // A statically linked symbol has no name to report: the message says which argument it was.
+  ffi::Function companion = ffi::Function::FromExternC(nullptr, signature_symbol, nullptr);
+  return FromExternC(symbol, SignatureFromCompanion(
+                                 companion, "the signature symbol given to kwcall::FromExternC"));
 }
 
 }  // namespace kwcall

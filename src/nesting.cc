@@ -1,37 +1,47 @@
-// Nesting depth without recursion: an explicit stack for values, a counter for JSON text.
+// Nesting depth and element counts without recursion: an explicit stack for values, a counter
+// for JSON text.
 #include "nesting.h"
 
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/container/map.h>
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
 namespace kwcall {
 
-int32_t NestingDepth(const tvm::ffi::Any& value, int32_t limit) {
+NestingSize NestingDepth(const tvm::ffi::Any& value, int32_t depth_limit, int64_t element_limit) {
   namespace ffi = ::tvm::ffi;
-  int32_t deepest = 0;
+  NestingSize size;
   std::vector<std::pair<ffi::Any, int32_t>> pending = {{value, 0}};
   while (!pending.empty()) {
     auto [item, depth] = std::move(pending.back());
     pending.pop_back();
     const int32_t index = item.type_index();
     if (index != ffi::TypeIndex::kTVMFFIArray && index != ffi::TypeIndex::kTVMFFIMap) continue;
-    if (depth + 1 > limit) return limit + 1;
-    deepest = std::max(deepest, depth + 1);
+    if (depth + 1 > depth_limit) {
+      size.depth = depth_limit + 1;
+      return size;
+    }
+    size.depth = std::max(size.depth, depth + 1);
     if (index == ffi::TypeIndex::kTVMFFIArray) {
-      for (const ffi::Any& child : item.cast<ffi::Array<ffi::Any>>()) {
-        pending.emplace_back(child, depth + 1);
-      }
+      auto items = item.cast<ffi::Array<ffi::Any>>();
+      size.elements += static_cast<int64_t>(items.size());
+      if (size.elements > element_limit) break;
+      for (const ffi::Any& child : items) pending.emplace_back(child, depth + 1);
     } else {
-      for (const auto& [key, child] : item.cast<ffi::Map<ffi::Any, ffi::Any>>()) {
+      auto entries = item.cast<ffi::Map<ffi::Any, ffi::Any>>();
+      size.elements += static_cast<int64_t>(entries.size());
+      if (size.elements > element_limit) break;
+      for (const auto& [key, child] : entries) {
         pending.emplace_back(key, depth + 1);
         pending.emplace_back(child, depth + 1);
       }
     }
   }
-  return deepest;
+  if (size.elements > element_limit) size.elements = element_limit + 1;
+  return size;
 }
 
 int32_t JsonNestingDepth(std::string_view json, int32_t limit) {

@@ -54,7 +54,16 @@ TVM_FFI_STATIC_INIT_BLOCK() {
              limits.Set("max_params", kMaxParams);
              limits.Set("max_name_bytes", kMaxNameBytes);
              limits.Set("max_nesting_depth", kMaxNestingDepth);
+             limits.Set("max_default_elements", kMaxDefaultElements);
+             limits.Set("max_json_bytes", kMaxJsonBytes);
              return limits;
+           })
+      .def("kwcall.ReservedNames",
+           []() {
+             ffi::Array<ffi::String> names;
+             for (std::string_view name : kReservedNames)
+               names.push_back(ffi::String(std::string(name)));
+             return names;
            })
       // Python's kwcall calls it at import with unicodedata.unidata_version.
       .def("kwcall.SetIdentifierUnicodeVersion",

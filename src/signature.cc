@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <unordered_set>
 
 #include "identifier.h"
@@ -95,14 +96,29 @@ void ValidateParamName(const std::string& name) {
     TVM_FFI_THROW(ValueError) << "Invalid parameter name: '" << name
                               << "' is a Python keyword and cannot be used as a parameter name";
   }
+  if (std::find(kReservedNames.begin(), kReservedNames.end(), name) != kReservedNames.end()) {
+    TVM_FFI_THROW(ValueError) << "Invalid parameter name: '" << name
+                              << "' is reserved by tvm-ffi's make_kwargs_wrapper "
+                              << "(kwcall::kReservedNames)";
+  }
 }
 
-void ValidateDefault(const std::string& display, const Param& param) {
+// `elements` counts the array items and map entries of the defaults seen so far.
+void ValidateDefault(const std::string& display, const Param& param, int64_t* elements) {
   if (!param.default_value.has_value()) return;
-  if (NestingDepth(*param.default_value, kMaxNestingDepth) > kMaxNestingDepth) {
+  const NestingSize size =
+      NestingDepth(*param.default_value, kMaxNestingDepth, kMaxDefaultElements - *elements);
+  if (size.depth > kMaxNestingDepth) {
     TVM_FFI_THROW(ValueError) << "The default of parameter '" << param.name << "' of " << display
                               << "() nests arrays or maps deeper than the limit "
                               << "(kwcall::kMaxNestingDepth) of " << kMaxNestingDepth;
+  }
+  *elements += size.elements;
+  if (*elements > kMaxDefaultElements) {
+    TVM_FFI_THROW(ValueError) << "The defaults of " << display << "() hold more than "
+                              << kMaxDefaultElements << " array items and map entries (at "
+                              << "parameter '" << param.name
+                              << "'); the limit is kwcall::kMaxDefaultElements";
   }
 }
 
@@ -144,7 +160,12 @@ std::optional<T> Field(const ffi::Map<ffi::String, ffi::Any>& map, const char* k
     if (required) TVM_FFI_THROW(ValueError) << where << " has no '" << key << "' field";
     return std::nullopt;
   }
-  auto value = (*it).second.try_cast<T>();
+  // Exactly the JSON type asked for: try_cast would read a bool as an integer and an
+  // integer as a bool.
+  const int32_t index = (*it).second.type_index();
+  const bool exact = !(std::is_same_v<T, bool> && index != ffi::TypeIndex::kTVMFFIBool) &&
+                     !(std::is_same_v<T, int64_t> && index != ffi::TypeIndex::kTVMFFIInt);
+  auto value = exact ? (*it).second.try_cast<T>() : std::nullopt;
   if (!value.has_value()) {
     TVM_FFI_THROW(TypeError) << where << " field '" << key << "' must be " << expected << ", got "
                              << (*it).second.GetTypeKey();
@@ -214,6 +235,7 @@ Signature Signature::Make(std::string name, std::vector<Param> params) {
                               << " parameters; the limit (kwcall::kMaxParams) is " << kMaxParams;
   }
   std::unordered_set<std::string_view> seen;
+  int64_t default_elements = 0;
   const Param* previous = nullptr;
   const Param* first_positional_default = nullptr;
   for (const Param& param : params) {
@@ -234,7 +256,7 @@ Signature Signature::Make(std::string name, std::vector<Param> params) {
                                 << "': kinds come in the order positional-only, "
                                 << "positional-or-keyword, keyword-only";
     }
-    ValidateDefault(display, param);
+    ValidateDefault(display, param, &default_elements);
     if (param.kind != ParamKind::kKeywordOnly) {
       if (param.default_value.has_value()) {
         if (first_positional_default == nullptr) first_positional_default = &param;
@@ -303,10 +325,19 @@ std::string Signature::ToJson() const {
                                 << ", which JSON cannot represent";
     }
   }
-  return JsonStringify(ToMap());
+  std::string json = JsonStringify(ToMap());
+  if (json.size() > static_cast<size_t>(kMaxJsonBytes)) {
+    TVM_FFI_THROW(ValueError) << "The JSON text of " << name() << "() would be " << json.size()
+                              << " bytes; the limit (kwcall::kMaxJsonBytes) is " << kMaxJsonBytes;
+  }
+  return json;
 }
 
 Signature Signature::FromJson(std::string_view json) {
+  if (json.size() > static_cast<size_t>(kMaxJsonBytes)) {
+    TVM_FFI_THROW(ValueError) << "Invalid signature JSON: " << json.size()
+                              << " bytes; the limit (kwcall::kMaxJsonBytes) is " << kMaxJsonBytes;
+  }
   // tvm-ffi's parser recurses once per nesting level: refuse deep text before it runs. A
   // default sits three levels down (the signature, "params", the parameter).
   constexpr int32_t kMaxJsonDepth = kMaxNestingDepth + 3;

@@ -48,15 +48,22 @@ inline TVMFFIAny SentinelView() {
 }
 }  // namespace kwargs_detail
 
-/*! \brief One keyword argument, a name and a value (held by value), for kwcall::Call. */
+/*!
+ * \brief One keyword argument, a name and a value (held by value), for kwcall::Call.
+ *
+ * The name is viewed, not copied (names up to 15 bytes are copied inline): it must outlive
+ * the call, as a string literal or a named string does. A temporary std::string or
+ * ffi::String would be gone before the call, so those forms do not compile.
+ */
 template <typename T>
 struct Kw {
-  /*! \brief `name` must outlive the call. */
   Kw(const char* name, T value) : name(NameView(name)), value(std::move(value)) {}
   Kw(const std::string& name, T value) : name(NameView(name.c_str())), value(std::move(value)) {}
-  /*! \brief `name` must outlive the call. */
   Kw(const ffi::String& name, T value)
       : name(RawView(ffi::AnyView(name))), value(std::move(value)) {}
+  // Rvalue strings (const or not) bind here rather than above: refused at compile time.
+  Kw(const std::string&& name, T value) = delete;
+  Kw(const ffi::String&& name, T value) = delete;
   /*! \brief The name as a packed string: inline when short, so binding reads no memory. */
   TVMFFIAny name;
   T value;

@@ -16,6 +16,7 @@
 #include <tvm/ffi/object.h>
 #include <tvm/ffi/string.h>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -44,6 +45,24 @@ inline constexpr int32_t kMaxParams = 1024;
 inline constexpr int32_t kMaxNameBytes = 1024;
 /*! \brief Nesting of arrays and maps inside a default value, and of a signature's JSON text. */
 inline constexpr int32_t kMaxNestingDepth = 64;
+/*!
+ * \brief Array items and map entries in a signature's defaults, all levels and all defaults
+ *        together: what keeps a signature (an exported one above all) small to hold and copy.
+ */
+inline constexpr int64_t kMaxDefaultElements = 65536;
+/*!
+ * \brief Bytes of a signature's JSON text (FromJson refuses longer text before parsing it,
+ *        ToJson refuses to write it): room for kMaxParams names of kMaxNameBytes each and
+ *        kMaxDefaultElements numbers (about 2.8 MB); long string defaults may not fit.
+ */
+inline constexpr int64_t kMaxJsonBytes = int64_t{4} << 20;
+
+/*!
+ * \brief Parameter names tvm-ffi's make_kwargs_wrapper reserves for the code it generates;
+ *        every signature refuses them, so that one valid for kwcall is valid for tvm-ffi.
+ */
+inline constexpr std::array<std::string_view, 4> kReservedNames = {
+    "__i_target_func", "__i_MISSING", "__i_arg_defaults", "__i_unpack"};
 
 /*! \brief One parameter of a signature. */
 struct Param {
@@ -90,8 +109,8 @@ class Signature : public ffi::ObjectRef {
    *
    * Names must be distinct Python identifiers (NFKC-normalized, not keywords); kinds must
    * come in declaration order (positional-only, positional-or-keyword, keyword-only); no
-   * positional parameter without a default may follow one with a default; the limits above
-   * hold.
+   * positional parameter without a default may follow one with a default; no name is one of
+   * kReservedNames; the limits above hold.
    * \throws ffi::Error of kind ValueError or TypeError naming the offending parameter.
    */
   static Signature Make(std::string name, std::vector<Param> params);
@@ -101,7 +120,10 @@ class Signature : public ffi::ObjectRef {
    * \throws ffi::Error of kind ValueError or TypeError naming the offending field.
    */
   static Signature FromMap(const ffi::Map<ffi::String, ffi::Any>& map);
-  /*! \brief Read the JSON form (see ToJson); validated like Make. */
+  /*!
+   * \brief Read the JSON form (see ToJson); validated like Make. Text longer than
+   *        kMaxJsonBytes or nested deeper than kMaxNestingDepth is refused before parsing.
+   */
   static Signature FromJson(std::string_view json);
 
   /*!
@@ -114,7 +136,8 @@ class Signature : public ffi::ObjectRef {
   ffi::Map<ffi::String, ffi::Any> ToMap() const;
   /*!
    * \brief The map form as JSON text: what an ahead-of-time export ships with its code.
-   * \throws ffi::Error of kind ValueError when a default is not a JSON value.
+   * \throws ffi::Error of kind ValueError when a default is not a JSON value, or when the text
+   *         would be longer than kMaxJsonBytes (FromJson could not read it back).
    */
   std::string ToJson() const;
 

@@ -11,7 +11,7 @@ import tvm_ffi  # loads libtvm_ffi before the extension
 
 from ._versions import check_tvm_ffi
 
-check_tvm_ffi(tvm_ffi.__version__)
+check_tvm_ffi(tvm_ffi)  # before any native code: tvm-ffi's config mode, unsupported releases
 
 from ._function import (  # noqa: E402
     Function,

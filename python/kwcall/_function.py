@@ -64,7 +64,12 @@ def copy_metadata(fn: Function, prototype: Callable) -> None:
 def wrap(target: Any, signature: Signature | Callable) -> Function:
     """Bind ``target`` (a tvm_ffi.Function, or a Python callable that tvm-ffi converts) to
     ``signature``: a kwcall.Signature, or a Python callable whose signature is used and whose
-    metadata the result keeps, as ``functools.wraps`` would."""
+    metadata the result keeps, as ``functools.wraps`` would.
+
+    Register the result (``tvm_ffi.register_global_func``) once, before C++ threads look it up:
+    tvm-ffi's registry is not safe against a registration or ``remove_global_func`` racing a
+    C++ ``Function::GetGlobal``. Once registered, any number of threads may look it up and
+    call it."""
     prototype = None
     if not isinstance(signature, Signature):
         if not callable(signature):

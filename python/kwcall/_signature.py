@@ -39,10 +39,13 @@ tvm_ffi.get_global_func("kwcall.SetIdentifierUnicodeVersion")(unicodedata.unidat
 
 #: The most nested arrays/maps a default may hold (C++ ``kwcall::kMaxNestingDepth``).
 MAX_NESTING_DEPTH = int(_limits["max_nesting_depth"])
+#: The most list/tuple items and dict entries all defaults of a signature may hold together
+#: (C++ ``kwcall::kMaxDefaultElements``).
+MAX_DEFAULT_ELEMENTS = int(_limits["max_default_elements"])
 
-# tvm-ffi's make_kwargs_wrapper reserves these names for its generated code; kwcall rejects
-# them too, so that a signature valid for one is valid for the other.
-_TVM_FFI_INTERNAL_NAMES = {"__i_target_func", "__i_MISSING", "__i_arg_defaults", "__i_unpack"}
+# tvm-ffi's make_kwargs_wrapper reserves these names for its generated code; C++ refuses them
+# in every signature (``kwcall::kReservedNames``), and Python first with tvm-ffi's own message.
+_TVM_FFI_INTERNAL_NAMES = {str(n) for n in tvm_ffi.get_global_func("kwcall.ReservedNames")()}
 
 
 def _check_names(names: Any, arg_type: str) -> list[str]:
@@ -71,24 +74,31 @@ def _check_names(names: Any, arg_type: str) -> list[str]:
     return names
 
 
-def _check_depth(value: Any, where: str) -> None:
-    """Refuse defaults nested deeper than C++ accepts before tvm-ffi's recursive conversion
-    sees them (it would overflow the stack on very deep input)."""
+def _check_size(value: Any, where: str, display: str, elements: int) -> int:
+    """Refuse defaults nested deeper or holding more than C++ accepts before tvm-ffi's
+    recursive conversion sees them (deep input would overflow its stack, large input would be
+    converted in full first). ``elements`` counts the earlier defaults' items; returns the new
+    count."""
     pending = [(value, 0)]
     while pending:
         item, depth = pending.pop()
-        if isinstance(item, (list, tuple)):
-            children = list(item)
-        elif isinstance(item, dict):
-            children = [*item.keys(), *item.values()]
-        else:
+        if not isinstance(item, (list, tuple, dict)):
             continue
         if depth + 1 > MAX_NESTING_DEPTH:
             raise ValueError(
                 f"The default of parameter '{where}' nests lists, tuples or dicts deeper than "
                 f"the limit (kwcall::kMaxNestingDepth) of {MAX_NESTING_DEPTH}"
             )
+        elements += len(item)  # counted before anything is copied
+        if elements > MAX_DEFAULT_ELEMENTS:
+            raise ValueError(
+                f"The defaults of {display}() hold more than {MAX_DEFAULT_ELEMENTS} list or "
+                f"tuple items and dict entries (at parameter '{where}'); the limit is "
+                "kwcall::kMaxDefaultElements"
+            )
+        children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
         pending.extend((child, depth + 1) for child in children)
+    return elements
 
 
 def _from_ffi(value: Any) -> Any:
@@ -187,10 +197,11 @@ class Signature(tvm_ffi.Object):
                     f"Cannot unpack '{item}': {name or 'function'}() has no such parameter"
                 )
         items = []
+        elements = 0
         for p in params:
             item = {"name": p.name, "kind": p.kind.name}
             if p.default is not _P.empty:
-                _check_depth(p.default, p.name)
+                elements = _check_size(p.default, p.name, name or "function", elements)
                 item["default"] = p.default
             if p.name in unpack:
                 item["unpack"] = True

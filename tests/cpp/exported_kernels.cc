@@ -2,7 +2,11 @@
 // (KWCALL_EXPORT_SIGNATURE), loaded by test_load.cc as a module and linked into it statically.
 #include <kwcall/export.h>
 #include <tvm/ffi/container/array.h>
+#include <tvm/ffi/container/map.h>
 #include <tvm/ffi/function.h>
+#include <tvm/ffi/string.h>
+
+#include <string>
 
 namespace {
 
@@ -25,3 +29,58 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(bare, Scale);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(broken, Scale);
 KWCALL_EXPORT_SIGNATURE(broken,
                         R"({"version": 1, "params": [{"name": "1x", "kind": "KEYWORD_ONLY"}]})");
+
+// Hostile companions (issue 18): `__kwcall_signature_<name>` functions that return something
+// other than a signature's JSON text, or text that is too large or read too laxly before.
+namespace {
+
+int64_t ReturnsInt() { return 7; }
+ffi::Any ReturnsNone() { return nullptr; }
+ffi::Bytes ReturnsBytes() { return ffi::Bytes(std::string(R"({"version": 1, "params": []})")); }
+ffi::Array<int64_t> ReturnsArray() { return {1, 2}; }
+ffi::Map<ffi::String, ffi::Any> ReturnsMap() {
+  return {{"version", 1}, {"params", ffi::Array<ffi::Any>()}};
+}
+ffi::Function ReturnsFunction() {
+  return ffi::Function::FromTyped([]() {});
+}
+
+// {"version": 1, ..., "default": [0, 0, ...]}: about 100 MB of valid JSON, built in blocks so
+// that building it stays fast under the sanitizers.
+ffi::String HugeJson() {
+  std::string block;
+  for (int i = 0; i < 1'000'000; ++i) block += ",0";
+  std::string json = R"({"version": 1, "name": "huge", "params": [{"name": "x", )"
+                     R"("kind": "POSITIONAL_OR_KEYWORD", "default": [0)";
+  json.reserve(json.size() + 50 * block.size() + 8);
+  for (int i = 0; i < 50; ++i) json += block;
+  json += "]}]}";
+  return ffi::String(std::move(json));
+}
+
+}  // namespace
+
+// The companions are tvm-ffi functions like any other: TVM_FFI_DLL_EXPORT_TYPED_FUNC gives each
+// its `__tvm_ffi___kwcall_signature_<name>` symbol.
+#define KWCALL_TEST_HOSTILE(Name, Returns)    \
+  TVM_FFI_DLL_EXPORT_TYPED_FUNC(Name, Scale); \
+  TVM_FFI_DLL_EXPORT_TYPED_FUNC(__kwcall_signature_##Name, Returns)
+
+KWCALL_TEST_HOSTILE(returns_int, ReturnsInt);
+KWCALL_TEST_HOSTILE(returns_none, ReturnsNone);
+KWCALL_TEST_HOSTILE(returns_bytes, ReturnsBytes);
+KWCALL_TEST_HOSTILE(returns_array, ReturnsArray);
+KWCALL_TEST_HOSTILE(returns_map, ReturnsMap);
+KWCALL_TEST_HOSTILE(returns_function, ReturnsFunction);
+KWCALL_TEST_HOSTILE(returns_huge, HugeJson);
+
+// Valid JSON that the strict reader refuses: an integer for "unpack", true for "version", and
+// a name tvm-ffi reserves.
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(unpack_int, Scale);
+KWCALL_EXPORT_SIGNATURE(unpack_int, R"({"version": 1, "params": [
+  {"name": "x", "kind": "POSITIONAL_OR_KEYWORD", "unpack": 2}]})");
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(version_true, Scale);
+KWCALL_EXPORT_SIGNATURE(version_true, R"({"version": true, "params": []})");
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(reserved_name, Scale);
+KWCALL_EXPORT_SIGNATURE(reserved_name, R"({"version": 1, "params": [
+  {"name": "__i_target_func", "kind": "POSITIONAL_OR_KEYWORD"}]})");

@@ -1,6 +1,9 @@
 // The C++ helpers: kwcall::Call, GetSignature/GetTarget and the FFI globals.
 #include <kwcall/kwcall.h>
 
+#include <string>
+#include <type_traits>
+
 #include "test_util.h"
 
 namespace kwcall {
@@ -12,7 +15,8 @@ using testing::Ints;
 
 TEST(KwargsCall, CallPacksTheKwargsTail) {
   // The echo target sees exactly what kwcall::Call packed.
-  ffi::Any packed = Call(EchoTarget(), 1, 2, Kw("alpha", 3), Kw(std::string("beta"), 4));
+  const std::string beta = "beta";
+  ffi::Any packed = Call(EchoTarget(), 1, 2, Kw("alpha", 3), Kw(beta, 4));
   auto items = packed.cast<ffi::Array<ffi::Any>>();
   ASSERT_EQ(items.size(), 7u);
   EXPECT_EQ(items[0].cast<int>(), 1);
@@ -65,10 +69,34 @@ TEST(KwargsCall, KeywordNamesInEveryForm) {
   const std::vector<int64_t> want = {0, 7, 8};
   // kwcall::Kw with a C string, a std::string and an ffi::String (small and heap-allocated).
   EXPECT_EQ(Ints(Call(f, 0, Kw("alpha", 7), Kw("a_long_name", 8))), want);
-  EXPECT_EQ(Ints(Call(f, 0, Kw(std::string("alpha"), 7), Kw(std::string("a_long_name"), 8))), want);
-  EXPECT_EQ(Ints(Call(f, 0, Kw(ffi::String("alpha"), 7), Kw(ffi::String("a_long_name"), 8))), want);
+  const std::string alpha = "alpha", a_long_name = "a_long_name";
+  EXPECT_EQ(Ints(Call(f, 0, Kw(alpha, 7), Kw(a_long_name, 8))), want);
+  const ffi::String alpha_object("alpha"), a_long_name_object("a_long_name");
+  EXPECT_EQ(Ints(Call(f, 0, Kw(alpha_object, 7), Kw(a_long_name_object, 8))), want);
   // What generic tvm-ffi callers pass: C string literals after the sentinel.
   EXPECT_EQ(Ints(f(0, KwargsSentinel(), "alpha", 7, "a_long_name", 8)), want);
+}
+
+// Kw views its name: a temporary string would be gone before the call (issue 18.10), so the
+// forms that take one do not compile. tests/cpp/CMakeLists.txt also compiles the exact form.
+static_assert(!std::is_constructible_v<Kw<int>, std::string&&, int>);
+static_assert(!std::is_constructible_v<Kw<int>, const std::string&&, int>);
+static_assert(!std::is_constructible_v<Kw<int>, ffi::String&&, int>);
+static_assert(!std::is_constructible_v<Kw<int>, const ffi::String&&, int>);
+static_assert(std::is_constructible_v<Kw<int>, const char (&)[6], int>);
+static_assert(std::is_constructible_v<Kw<int>, std::string&, int>);
+static_assert(std::is_constructible_v<Kw<int>, const std::string&, int>);
+static_assert(std::is_constructible_v<Kw<int>, ffi::String&, int>);
+
+TEST(KwargsCall, KeywordsBuiltBeforeTheCallReadLiveNames) {
+  // The issue's form with a name that outlives the Kw: past 15 bytes it is viewed, not copied.
+  ffi::Function f = MakeFunction(
+      EchoTarget(), SignatureBuilder("f").Param("x").Param("alpha_long_name", 1).Build());
+  const std::string name = "alpha_long_name";
+  auto kw = Kw(name, 7);
+  auto literal = Kw("alpha_long_name", 8);
+  EXPECT_EQ(Ints(Call(f, 0, kw)), (std::vector<int64_t>{0, 7}));
+  EXPECT_EQ(Ints(Call(f, 0, literal)), (std::vector<int64_t>{0, 8}));
 }
 
 TEST(KwargsCall, EmptyAndInvalidArgumentArrays) {

@@ -2,11 +2,20 @@
 #include <kwcall/kwcall.h>
 #include <tvm/ffi/extra/module.h>
 
+#include <chrono>
+#include <string>
+
 #include "test_util.h"
 
 // The same exports, linked into this test statically (exported_kernels.cc).
 extern "C" int __tvm_ffi_scale(void*, const TVMFFIAny*, int32_t, TVMFFIAny*);
 extern "C" int __tvm_ffi___kwcall_signature_scale(void*, const TVMFFIAny*, int32_t, TVMFFIAny*);
+extern "C" int __tvm_ffi___kwcall_signature_returns_int(void*, const TVMFFIAny*, int32_t,
+                                                        TVMFFIAny*);
+extern "C" int __tvm_ffi___kwcall_signature_returns_huge(void*, const TVMFFIAny*, int32_t,
+                                                         TVMFFIAny*);
+extern "C" int __tvm_ffi___kwcall_signature_unpack_int(void*, const TVMFFIAny*, int32_t,
+                                                       TVMFFIAny*);
 
 namespace kwcall {
 namespace {
@@ -44,11 +53,75 @@ TEST(Load, ClearErrors) {
             "AttributeError: kwcall::LoadFunction: the module exports no signature for 'bare'; "
             "export one with KWCALL_EXPORT_SIGNATURE (or kwcall.cute.export_to_c), or pass a "
             "kwcall::Signature");
-  EXPECT_EQ(
-      ErrorOf([&] {
-        LoadFunction(mod, "broken");
-      }).rfind("ValueError: Invalid parameter name: '1x' is not a valid Python identifier", 0),
-      0u);
+  EXPECT_EQ(ErrorOf([&] { LoadFunction(mod, "broken"); })
+                .rfind("ValueError: kwcall: the signature exported for 'broken' "
+                       "(__kwcall_signature_broken) is not valid: Invalid parameter name: '1x' is "
+                       "not a valid Python identifier",
+                       0),
+            0u);
+}
+
+// Issue 18.5: a companion that returns anything but a string fails with kwcall's error, naming
+// the function and the companion, from a module and from a statically linked symbol.
+TEST(Load, CompanionsThatReturnNoStringAreNamed) {
+  ffi::Module mod = Kernels();
+  const std::pair<const char*, const char*> cases[] = {
+      {"returns_int", "int"},         {"returns_none", "None"},
+      {"returns_bytes", "ffi.Bytes"}, {"returns_array", "ffi.Array"},
+      {"returns_map", "ffi.Map"},     {"returns_function", "ffi.Function"},
+  };
+  for (const auto& [name, type] : cases) {
+    const std::string want = std::string("TypeError: kwcall: the signature exported for '") + name +
+                             "' (__kwcall_signature_" + name + ") returned " + type +
+                             ", not the signature's JSON text (KWCALL_EXPORT_SIGNATURE writes "
+                             "the function that returns it)";
+    EXPECT_EQ(ErrorOf([&] { LoadFunction(mod, name); }), want);
+    EXPECT_EQ(ErrorOf([&] { ExportedSignature(mod, name); }), want);
+  }
+  EXPECT_EQ(ErrorOf([] { FromExternC(__tvm_ffi_scale, __tvm_ffi___kwcall_signature_returns_int); }),
+            "TypeError: kwcall: the signature symbol given to kwcall::FromExternC returned int, "
+            "not the signature's JSON text (KWCALL_EXPORT_SIGNATURE writes the function that "
+            "returns it)");
+}
+
+// Issue 18.6: ~100 MB of JSON is refused by its length, before it is parsed (it took 9 s and
+// 2.5 GB when it was parsed).
+TEST(Load, OversizedSignaturesAreRefusedBeforeParsing) {
+  const std::string limit = "bytes; the limit (kwcall::kMaxJsonBytes) is 4194304";
+  const auto start = std::chrono::steady_clock::now();
+  const std::string from_module = ErrorOf([] { LoadFunction(Kernels(), "returns_huge"); });
+  const std::string from_symbol =
+      ErrorOf([] { FromExternC(__tvm_ffi_scale, __tvm_ffi___kwcall_signature_returns_huge); });
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(from_module.rfind("ValueError: kwcall: the signature exported for 'returns_huge' "
+                              "(__kwcall_signature_returns_huge) is not valid: Invalid signature "
+                              "JSON: ",
+                              0),
+            0u)
+      << from_module;
+  EXPECT_NE(from_module.find(limit), std::string::npos) << from_module;
+  EXPECT_NE(from_symbol.find(limit), std::string::npos) << from_symbol;
+}
+
+// Issue 18.7: the strict reader holds for exported signatures too.
+TEST(Load, ExportedSignaturesAreReadStrictly) {
+  ffi::Module mod = Kernels();
+  EXPECT_EQ(ErrorOf([&] { LoadFunction(mod, "unpack_int"); }),
+            "TypeError: kwcall: the signature exported for 'unpack_int' "
+            "(__kwcall_signature_unpack_int) is not valid: Signature parameter 0 field 'unpack' "
+            "must be a bool, got int");
+  EXPECT_EQ(ErrorOf([&] { LoadFunction(mod, "version_true"); }),
+            "TypeError: kwcall: the signature exported for 'version_true' "
+            "(__kwcall_signature_version_true) is not valid: Signature field 'version' must be an "
+            "integer, got bool");
+  EXPECT_EQ(ErrorOf([&] { LoadFunction(mod, "reserved_name"); }),
+            "ValueError: kwcall: the signature exported for 'reserved_name' "
+            "(__kwcall_signature_reserved_name) is not valid: Invalid parameter name: "
+            "'__i_target_func' is reserved by tvm-ffi's make_kwargs_wrapper "
+            "(kwcall::kReservedNames)");
+  EXPECT_EQ(ErrorOf([] { FromExternC(__tvm_ffi_scale, __tvm_ffi___kwcall_signature_unpack_int); }),
+            "TypeError: kwcall: the signature symbol given to kwcall::FromExternC is not valid: "
+            "Signature parameter 0 field 'unpack' must be a bool, got int");
 }
 
 TEST(Load, ExplicitSignatureForModulesWithoutOne) {

@@ -204,6 +204,84 @@ TEST(Signature, DeepJsonIsRefusedBeforeParsing) {
   EXPECT_EQ(Signature::FromJson(sig.ToJson()).ToJson(), sig.ToJson());
 }
 
+// Issue 18.6: the defaults' size and the JSON text's length are bounded, with messages that
+// name the limits.
+TEST(Signature, DefaultElementsAreBounded) {
+  ffi::Array<ffi::Any> at_limit;
+  for (int64_t i = 0; i < kMaxDefaultElements; ++i) at_limit.push_back(0);
+  EXPECT_EQ(SignatureBuilder("f").Param("a", at_limit).Build().num_params(), 1);
+  // All defaults count together: one more element anywhere is refused.
+  EXPECT_EQ(
+      ErrorOf([&] {
+        SignatureBuilder("f").Param("a", at_limit).Param("b", ffi::Array<ffi::Any>{0}).Build();
+      }),
+      "ValueError: The defaults of f() hold more than 65536 array items and map entries (at "
+      "parameter 'b'); the limit is kwcall::kMaxDefaultElements");
+  // A container shared at every level would take 2^64 steps to walk; the count stops early.
+  ffi::Any shared = 0;
+  for (int i = 0; i < kMaxNestingDepth; ++i) shared = ffi::Array<ffi::Any>{shared, shared};
+  EXPECT_NE(ErrorOf([&] {
+              SignatureBuilder("f").Param("a", shared).Build();
+            }).find("the limit is kwcall::kMaxDefaultElements"),
+            std::string::npos);
+}
+
+TEST(Signature, JsonLengthIsBounded) {
+  std::string text = R"({"version": 1, "name": ")" + std::string(kMaxJsonBytes, 'x') + R"("})";
+  EXPECT_EQ(ErrorOf([&] { Signature::FromJson(text); }),
+            "ValueError: Invalid signature JSON: " + std::to_string(text.size()) +
+                " bytes; the limit (kwcall::kMaxJsonBytes) is 4194304");
+  // ToJson refuses what FromJson could not read back.
+  Signature big =
+      SignatureBuilder("f").Param("a", ffi::String(std::string(kMaxJsonBytes, 'x'))).Build();
+  EXPECT_NE(ErrorOf([&] { big.ToJson(); }).find("; the limit (kwcall::kMaxJsonBytes) is 4194304"),
+            std::string::npos);
+  // The widest signature the other limits allow still fits: 1024 names of 1024 bytes.
+  std::vector<Param> wide;
+  for (int i = 0; i < kMaxParams; ++i) {
+    std::string name = "p" + std::to_string(i);
+    wide.push_back(Param{name + std::string(kMaxNameBytes - name.size(), 'x')});
+  }
+  Signature sig = Signature::Make("wide", wide);
+  EXPECT_EQ(Signature::FromJson(sig.ToJson()).num_params(), kMaxParams);
+}
+
+// Issue 18.7: JSON types are read exactly, and tvm-ffi's reserved names are refused by Make, so
+// by every route.
+TEST(Signature, JsonFieldsAreReadStrictly) {
+  EXPECT_EQ(
+      ErrorOf([] {
+        Signature::FromJson(
+            R"({"version": 1, "params": [{"name": "x", "kind": "KEYWORD_ONLY", "unpack": 1}]})");
+      }),
+      "TypeError: Signature parameter 0 field 'unpack' must be a bool, got int");
+  EXPECT_EQ(ErrorOf([] { Signature::FromJson(R"({"version": true, "params": []})"); }),
+            "TypeError: Signature field 'version' must be an integer, got bool");
+  EXPECT_EQ(ErrorOf([] { Signature::FromJson(R"({"version": 1.0, "params": []})"); }),
+            "TypeError: Signature field 'version' must be an integer, got float");
+  EXPECT_TRUE(
+      Signature::FromJson(
+          R"({"version": 1, "params": [{"name": "x", "kind": "KEYWORD_ONLY", "unpack": true}]})")
+          .has_unpack());
+}
+
+TEST(Signature, ReservedNamesAreRefusedEverywhere) {
+  for (std::string_view reserved : kReservedNames) {
+    const std::string name(reserved);
+    const std::string want = "ValueError: Invalid parameter name: '" + name +
+                             "' is reserved by tvm-ffi's make_kwargs_wrapper "
+                             "(kwcall::kReservedNames)";
+    EXPECT_EQ(ErrorOf([&] { SignatureBuilder("f").KeywordOnly(name).Build(); }), want);
+    EXPECT_EQ(ErrorOf([&] { Signature::Make("f", {Param{name}}); }), want);
+    EXPECT_EQ(ErrorOf([&] {
+                Signature::FromJson(R"({"version": 1, "params": [{"name": ")" + name +
+                                    R"(", "kind": "POSITIONAL_ONLY"}]})");
+              }),
+              want);
+  }
+  EXPECT_EQ(SignatureBuilder("f").Param("__i_other").Build().num_params(), 1);
+}
+
 TEST(Signature, DisplayNameMustBeUtf8) {
   EXPECT_EQ(ErrorOf([] { SignatureBuilder("f\xff").Param("a").Build(); }),
             "ValueError: Signature name 'f\\xff' is not valid UTF-8");

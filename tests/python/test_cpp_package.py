@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import kwcall
@@ -226,3 +228,52 @@ def test_load_function_errors(kernels):
     assert plain(bare(1)) == (1, 0, 0)
     with pytest.raises(ValueError, match="'1x' is not a valid Python identifier"):
         kwcall.load_function(kernels, "broken")
+
+
+# -- hostile companions (issue 18.5-18.7) --------------------------------------------------
+@pytest.mark.parametrize(
+    "name, returned",
+    [
+        ("returns_int", "int"),
+        ("returns_none", "None"),
+        ("returns_bytes", "ffi.Bytes"),
+        ("returns_array", "ffi.Array"),
+        ("returns_map", "ffi.Map"),
+        ("returns_function", "ffi.Function"),
+    ],
+)
+def test_companion_that_returns_no_string_is_named(kernels, name, returned):
+    with pytest.raises(TypeError) as error:
+        kwcall.load_function(kernels, name)
+    assert str(error.value) == (
+        f"kwcall: the signature exported for '{name}' (__kwcall_signature_{name}) returned "
+        f"{returned}, not the signature's JSON text (KWCALL_EXPORT_SIGNATURE writes the "
+        "function that returns it)"
+    )
+
+
+def test_oversized_companion_is_refused_fast_and_small(kernels):
+    # ~100 MB of JSON took 44 s and 2.5 GB when it was parsed; its length refuses it now. The
+    # companion's own copy of the text (100 MB, plus its builder's) is what remains.
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=r"the limit \(kwcall::kMaxJsonBytes\) is 4194304") as e:
+        kwcall.load_function(kernels, "returns_huge")
+    assert time.perf_counter() - start < 5
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 600 * 1024  # KiB
+    assert "'returns_huge' (__kwcall_signature_returns_huge)" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "name, error, message",
+    [
+        ("unpack_int", TypeError, "field 'unpack' must be a bool, got int"),
+        ("version_true", TypeError, "field 'version' must be an integer, got bool"),
+        ("reserved_name", ValueError, "'__i_target_func' is reserved by tvm-ffi"),
+    ],
+)
+def test_exported_signatures_are_read_strictly(kernels, name, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        kwcall.load_function(kernels, name)

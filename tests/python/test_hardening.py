@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import inspect
 import sys
 import time
 
@@ -122,13 +123,67 @@ def test_deep_defaults_are_refused_before_conversion():
 
 def test_limits_are_explicit():
     limits = tvm_ffi.get_global_func("kwcall.Limits")()
-    assert dict(limits) == {"max_params": 1024, "max_name_bytes": 1024, "max_nesting_depth": 64}
+    assert dict(limits) == {
+        "max_params": 1024,
+        "max_name_bytes": 1024,
+        "max_nesting_depth": 64,
+        "max_default_elements": 65536,
+        "max_json_bytes": 4 * 1024 * 1024,
+    }
     names = [f"p{i}" for i in range(1025)]
     with pytest.raises(ValueError, match=r"1025 parameters; the limit \(kwcall::kMaxParams\)"):
         kwcall.Signature(names)
     assert len(kwcall.Signature(names[:1024]).arg_names) == 1024
     with pytest.raises(ValueError, match=r"1025 bytes long; the limit \(kwcall::kMaxNameBytes\)"):
         kwcall.Signature(["x" * 1025])
+
+
+def test_default_elements_are_bounded_before_conversion():
+    # Issue 18.6: all defaults together hold at most kwcall::kMaxDefaultElements items.
+    limit = kwcall._signature.MAX_DEFAULT_ELEMENTS
+    assert len(kwcall.Signature(["a"], ([0] * limit,)).arg_defaults[0]) == limit
+    with pytest.raises(ValueError, match=r"the limit is kwcall::kMaxDefaultElements") as e:
+        kwcall.Signature(["a", "b"], ([0] * limit, {"k": 1}), name="f")
+    assert "The defaults of f() hold more than 65536" in str(e.value)
+    assert "(at parameter 'b')" in str(e.value)
+    # Refused before tvm-ffi converts it: 50 million items, and a list shared at every level
+    # (2**64 items to walk), each in well under a second.
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match="kMaxDefaultElements"):
+        kwcall.Signature(["a"], ([0] * 50_000_000,))
+    shared = [0]
+    for _ in range(kwcall._signature.MAX_NESTING_DEPTH - 1):  # as deep as allowed
+        shared = [shared, shared]
+    with pytest.raises(ValueError, match="kMaxDefaultElements"):
+        kwcall.Signature(["a"], (shared,))
+    assert time.perf_counter() - start < 5
+
+
+def test_json_is_bounded_and_read_strictly():
+    # Issue 18.6 and 18.7: text past kwcall::kMaxJsonBytes is refused before it is parsed;
+    # "unpack" must be a JSON boolean and "version" an integer; reserved names are refused.
+    huge = '{"version": 1, "params": [], "name": "' + "x" * (4 * 1024 * 1024) + '"}'
+    with pytest.raises(ValueError, match=r"bytes; the limit \(kwcall::kMaxJsonBytes\)"):
+        kwcall.Signature.from_json(huge)
+
+    def text(version: str = "1", unpack: str | None = None) -> str:
+        param = '{"name": "x", "kind": "KEYWORD_ONLY", "unpack": ' + unpack + "}" if unpack else ""
+        return '{"version": ' + version + ', "params": [' + param + "]}"
+
+    for lax in ("1", "2", "0", '"true"', "null"):
+        with pytest.raises(TypeError, match="field 'unpack' must be a bool"):
+            kwcall.Signature.from_json(text(unpack=lax))
+    assert kwcall.Signature.from_json(text(unpack="true")).unpack == ("x",)
+    for lax in ("true", "false", "1.0"):
+        with pytest.raises(TypeError, match="field 'version' must be an integer"):
+            kwcall.Signature.from_json(text(version=lax))
+    reserved = '{"version": 1, "params": [{"name": "__i_target_func", "kind": "KEYWORD_ONLY"}]}'
+    with pytest.raises(ValueError, match=r"'__i_target_func' is reserved by tvm-ffi"):
+        kwcall.Signature.from_json(reserved)
+    with pytest.raises(ValueError, match=r"'__i_MISSING' is reserved by tvm-ffi"):
+        kwcall.Signature.from_inspect(
+            inspect.Signature([inspect.Parameter("__i_MISSING", inspect.Parameter.KEYWORD_ONLY)])
+        )
 
 
 # -- unbound functions --------------------------------------------------------------------

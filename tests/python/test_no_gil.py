@@ -128,3 +128,33 @@ def test_python_callback_cannot_run_while_python_holds_gil(probe, heartbeat):
     assert released > 0
     assert _beats_inside(heartbeat, r_begin, r_end) > 0
     assert mismatches == 0
+
+
+def test_register_once_then_cpp_threads_look_up_and_call(probe):
+    """kwcall's registration rule (issue 18.11): tvm-ffi's registry is not safe against
+    ``register_global_func``/``remove_global_func`` racing ``Function::GetGlobal`` in C++
+    threads (tvm-ffi itself aborts, with or without kwcall), so kwcall functions are registered
+    once, before C++ threads look them up. Then any number of threads may look them up and
+    call them, while Python calls them too."""
+    names = [f"kwcall.test.no_gil.registered_once.{i}" for i in range(4)]
+    functions = [_register_kwcall_add3(probe, name) for name in names]
+    stop = threading.Event()
+    python_calls = []
+
+    def python_caller():
+        while not stop.is_set():
+            python_calls.append(functions[len(python_calls) % 4](1, 2, c=3))
+
+    caller = threading.Thread(target=python_caller)
+    caller.start()
+    look_up_and_call = probe.get_function("look_up_and_call")
+    look_up_and_call.release_gil = True
+    try:
+        done, mismatches = look_up_and_call(names, 20_000, 8)
+    finally:
+        stop.set()
+        caller.join()
+        for name in names:
+            tvm_ffi.remove_global_func(name)  # after every C++ thread has finished
+    assert (done, mismatches) == (8 * 20_000, 0)
+    assert python_calls and set(python_calls) == {6}

@@ -131,8 +131,36 @@ ffi::Array<int64_t> Join() {
   return {g_run.completed.load(), g_run.mismatches.load()};
 }
 
+// kwcall's registration rule (tvm-ffi's registry is not safe against a registration racing a
+// lookup): names registered once, then num_threads threads that each look a name up again for
+// every call, num_calls times. Returns [completed calls, mismatches].
+ffi::Array<int64_t> LookUpAndCall(ffi::Array<ffi::String> names, int64_t num_calls,
+                                  int64_t num_threads) {
+  std::atomic<int64_t> completed{0}, mismatches{0};
+  std::vector<std::thread> threads;
+  for (int64_t t = 0; t < num_threads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int64_t i = 0; i < num_calls; ++i) {
+        try {
+          const ffi::String& name = names[(i + t) % names.size()];
+          ffi::Function f = ffi::Function::GetGlobalRequired(name);
+          int64_t a = i, b = t;
+          int64_t got = i % 2 ? f(a, b).cast<int64_t>() : f(a, b, int64_t{5}).cast<int64_t>();
+          if (got != a + b + (i % 2 ? 1 : 5)) mismatches.fetch_add(1);
+        } catch (...) {
+          mismatches.fetch_add(1);
+        }
+        completed.fetch_add(1);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  return {completed.load(), mismatches.load()};
+}
+
 }  // namespace
 
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(look_up_and_call, LookUpAndCall);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(add3, Add3);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(gil_held, GilHeld);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(start, Start);
