@@ -38,6 +38,10 @@ def tool(name: str) -> str:
     return str(local) if local.exists() else (shutil.which(name) or name)
 
 
+#: kwcall installed into this interpreter's environment (not with pip --target).
+IN_PREFIX = Path(kwcall.__file__).resolve().is_relative_to(Path(sys.prefix).resolve())
+
+
 def config(*options: str) -> str:
     return subprocess.run(
         [*CONFIG, *options], check=True, capture_output=True, text=True
@@ -57,6 +61,9 @@ def cmake_build(source: Path, build: Path) -> None:
             "Ninja",
             f"-DCMAKE_MAKE_PROGRAM={tool('ninja')}",
             f"-Dkwcall_DIR={config('--cmakedir')}",
+            # Outside an environment's own layout (pip --target) the package is told which
+            # Python to use, as docs/cpp.md says; inside one it finds it alone.
+            *([] if IN_PREFIX else [f"-DPython_EXECUTABLE={sys.executable}"]),
         ],
         check=True,
         capture_output=True,
@@ -67,7 +74,7 @@ def cmake_build(source: Path, build: Path) -> None:
 
 # -- kwcall-config ------------------------------------------------------------------------
 def test_config_prints_the_installed_parts():
-    if Path(kwcall.__file__).resolve().is_relative_to(Path(sys.prefix).resolve()):
+    if IN_PREFIX:
         # Installed into this interpreter's environment: pip put the script beside it.
         assert SCRIPT.exists(), "the kwcall-config console script is installed with the package"
     assert (Path(config("--includedir")) / "kwcall" / "kwcall.h").is_file()

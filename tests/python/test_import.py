@@ -23,10 +23,11 @@ def _config_tool() -> list[str]:
 
 
 def _run(command: list[str], site: Path | None) -> subprocess.CompletedProcess:
+    # The caller's own PYTHONPATH stays (an install made with pip --target lives there); the
+    # folder with the sitecustomize goes first.
     env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
     if site is not None:
-        env["PYTHONPATH"] = str(site)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), env.get("PYTHONPATH")]))
     return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
 
 
