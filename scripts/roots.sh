@@ -58,12 +58,12 @@ in_private_mounts() {
 ensure_root() {
   local name=$1 log=$2 dir=$KWCALL_ROOTS/$1 spec
   spec="${ROOT_SUITE[$name]} ${ROOT_ARCH[$name]} ${ROOT_PACKAGES[$name]}"
+  if [ "${ROOT_ARCH[$name]}" != amd64 ]; then
+    apt_install "$log" qemu-user-static binfmt-support
+    enable_binfmt aarch64 "$log"
+  fi
   if [ "$(cat "$dir/.kwcall-root" 2>/dev/null)" != "$spec" ]; then
     apt_install "$log" debootstrap
-    if [ "${ROOT_ARCH[$name]}" != amd64 ]; then
-      apt_install "$log" qemu-user-static binfmt-support
-      enable_binfmt aarch64 "$log"
-    fi
     step "debootstrap ${ROOT_SUITE[$name]} (${ROOT_ARCH[$name]}) into $dir (log: $log)"
     rm -rf "$dir" "$dir.new"
     mkdir -p "$KWCALL_ROOTS"

