@@ -1,24 +1,33 @@
 # Shared by kwcall's scripts: steps that say what they do, full logs in build/logs/, finding
 # Python interpreters, and virtual environments with the tested packages. Source it.
 KWCALL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# The CPython versions kwcall supports and tests (pyproject.toml's classifiers say the same).
+SUPPORTED_PYTHONS=(3.10 3.11 3.12 3.13 3.14 3.15)
 KWCALL_LOGS=${KWCALL_LOGS:-$KWCALL_ROOT/build/logs}
 mkdir -p "$KWCALL_LOGS"
 
 # step MESSAGE: a visible heading for what comes next.
 step() { printf '\n==> %s\n' "$*"; }
 
-# logged LOG COMMAND...: runs COMMAND with its output appended to LOG; on failure shows the end
-# of LOG and where the whole of it is, and exits.
-logged() {
-  local log=$1
+# elapsed START: "3 min 12 s" since START (a $SECONDS value).
+elapsed() { printf '%d min %d s' $(((SECONDS - $1) / 60)) $(((SECONDS - $1) % 60)); }
+
+# logged_ok LOG COMMAND...: runs COMMAND with its output appended to LOG; on failure shows the
+# end of LOG and where the whole of it is, and returns COMMAND's status.
+logged_ok() {
+  local log=$1 status=0
   shift
   printf '$ %s\n' "$*" >>"$log"
-  if ! "$@" >>"$log" 2>&1; then
+  "$@" >>"$log" 2>&1 || status=$?
+  if [ "$status" != 0 ]; then
     printf '    failed: %s\n    last lines of %s:\n' "$*" "$log"
     tail -30 "$log" | sed 's/^/    | /'
-    exit 1
   fi
+  return $status
 }
+
+# logged LOG COMMAND...: logged_ok, exiting on failure.
+logged() { logged_ok "$@" || exit 1; }
 
 # find_python VERSION (3.12): the interpreter's path, from PATH or pyenv; empty when absent.
 find_python() {

@@ -31,7 +31,9 @@ log=$KWCALL_LOGS/setup-$tag.log
 : >"$log"
 
 need_apt=()
-for pkg in libgtest-dev libbenchmark-dev g++; do
+packages=(g++)
+[ "$cpp" = 0 ] || packages+=(libgtest-dev libbenchmark-dev)
+for pkg in "${packages[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if ((${#need_apt[@]})); then

