@@ -11,13 +11,14 @@ run on the script itself through a pipe, so nothing is written where they live):
 
     python3 scripts/gen_identifier_table.py \\
         --python python3.10 --python python3.11 --python python3.12 --python python3.13 \\
-        --python "chroot /var/cache/kwcall-roots/sid python3.14" \\
-        --python "chroot /var/cache/kwcall-roots/sid python3.15"
+        --python "chroot build/roots/sid python3.14" \\
+        --python "chroot build/roots/sid python3.15"
     python3 scripts/gen_identifier_table.py --check --python ...   # same list: fails if stale
 
 Each ``--python`` is a command line that starts an interpreter (pyenv's
 ``~/.pyenv/versions/3.1x.*/bin/python3.1x`` or a Debian sid root's ``python3.14``/
-``python3.15`` both work); it is run as ``COMMAND - --dump`` with this file on stdin and
+``python3.15`` both work; ``bash scripts/test.sh --python 3.14`` makes that root in
+build/roots/sid); it is run as ``COMMAND - --dump`` with this file on stdin and
 prints its Unicode data as JSON. Pythons sharing a Unicode version give one table set. The
 versions shipped today: 13.0.0 (3.10), 14.0.0 (3.11), 15.0.0 (3.12), 15.1.0 (3.13),
 16.0.0 (3.14), 17.0.0 (3.15). tests/python/test_identifier_rule.py checks the tables
