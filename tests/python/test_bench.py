@@ -49,3 +49,25 @@ def test_quick_mode_writes_every_output(tmp_path):
     assert groups == {"cpp", "python", "threads"}
     assert all(len(cell["samples_ns"]) == 2 for cell in data["cells"])
     assert (run_dir / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # What was measured travels with the numbers.
+    assert data["command"].startswith("python -m kwcall.bench --quick")
+    assert "commit" in data
+    assert f"`{data['command']}` on kwcall commit" in table
+
+    # The before/after table of two sets of runs (here the same run on both sides): ×A read
+    # back from the raw samples is the run's own table's, and both sides agree.
+    from kwcall.bench import compare
+
+    text = compare.main(["--before", str(run_dir), "--after", str(run_dir / "results.json")])
+    ratios = compare.ratios_to_a(data)
+    assert ratios and all(key[-1] != "A" or ratio == 1.0 for key, ratio in ratios.items())
+    rows = [line for line in text.splitlines() if line.startswith("| cpp |")]
+    assert len(rows) == sum(1 for key in ratios if key[0] == "cpp" and key[-1] != "A")
+    for row in rows:
+        before, after = (cell.strip() for cell in row.strip("|").split("|")[-2:])
+        assert before == after
+    calling_thread = table.split("## From C++, on the thread Python called")[1].split("## ")[0]
+    (d_row,) = [line for line in calling_thread.splitlines() if line.startswith("| D |")]
+    scalars_x_a = d_row.strip("|").split("|")[3].strip()
+    key = ("cpp", "python_thread", "scalars", None, 1, "D")
+    assert f"{ratios[key]:.2f}" == scalars_x_a
