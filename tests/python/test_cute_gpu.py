@@ -24,23 +24,23 @@ EXAMPLE = ROOT / "examples" / "cute_from_cpp" / "run.py"
 AOT = ROOT / "examples" / "cpp_only" / "cute_aot.py"
 
 
-def test_cute_example_runs_and_checks_results():
+def run_example(script: Path, *args: str) -> subprocess.CompletedProcess:
+    """Run one of the GPU examples to completion; it must exit 0."""
     done = subprocess.run(
-        [sys.executable, str(EXAMPLE), "--launches", "200", "--repeats", "3", "--threads", "2"],
-        capture_output=True,
-        text=True,
-        timeout=600,
+        [sys.executable, str(script), *args], capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+def test_cute_example_runs_and_checks_results():
+    done = run_example(EXAMPLE, "--launches", "200", "--repeats", "3", "--threads", "2")
     assert "FAIL" not in done.stdout
     assert done.stdout.count("ok  ") == 7
 
 
 def test_cute_kernel_exported_ahead_of_time_runs_from_cpp_without_python():
-    done = subprocess.run(
-        [sys.executable, str(AOT), "--size", "65536"], capture_output=True, text=True, timeout=600
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = run_example(AOT, "--size", "65536")
     assert done.stdout.count("matches PyTorch") == 3
     assert "FAIL" not in done.stdout
     assert "Did you mean 'alpha'?" in done.stdout  # the C++ program's own wording (3.13's)
@@ -50,12 +50,6 @@ CACHE = ROOT / "examples" / "cute_cache" / "run.py"
 
 
 def test_cute_kernel_round_trips_a_disk_cache_with_its_keywords():
-    done = subprocess.run(
-        [sys.executable, str(CACHE), "--launches", "200", "--repeats", "3"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = run_example(CACHE, "--launches", "200", "--repeats", "3")
     assert "FAIL" not in done.stdout
     assert done.stdout.count("| ok |") == 7
