@@ -16,6 +16,10 @@ from typing import Any
 import pytest
 import tvm_ffi
 
+#: How many times longer than natively this machine may take: the time bounds of the tests
+#: that have one are multiplied by it (scripts/test_platform.sh sets it under emulation).
+TIME_SCALE = float(os.environ.get("KWCALL_TEST_TIME_SCALE", "1"))
+
 #: C++ sources of the native helper modules some tests build.
 NATIVE = Path(__file__).parent / "native"
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from helpers import TIME_SCALE
 
 pytest.importorskip("matplotlib")
 
@@ -27,7 +28,7 @@ def test_quick_mode_writes_every_output(tmp_path):
         ],
         capture_output=True,
         text=True,
-        timeout=120,  # the first run compiles the C++ caller; later runs take seconds
+        timeout=120 * TIME_SCALE,  # the first run compiles the C++ caller; later runs take seconds
     )
     assert proc.returncode == 0, proc.stderr
     (run_dir,) = tmp_path.iterdir()

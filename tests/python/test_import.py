@@ -12,6 +12,7 @@ from pathlib import Path
 import kwcall
 import pytest
 import tvm_ffi
+from helpers import TIME_SCALE
 from kwcall import _versions
 
 BIN = Path(sys.executable).parent
@@ -28,7 +29,9 @@ def _run(command: list[str], site: Path | None) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     if site is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), env.get("PYTHONPATH")]))
-    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(
+        command, capture_output=True, text=True, env=env, timeout=120 * TIME_SCALE
+    )
 
 
 def _site(tmp_path: Path, body: str) -> Path:
