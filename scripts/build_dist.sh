@@ -11,7 +11,9 @@
 #      (libtvm_ffi.so left out: apache-tvm-ffi's wheel provides it), `auditwheel show`;
 #   4. each wheel installed into a clean environment (its dependencies from PyPI) where its
 #      Python runs, and tests/python/test_cpython_oracle.py, test_cpp_package.py and
-#      test_cpp_exceptions.py run against it.
+#      test_cpp_exceptions.py run against it; where Debian serves that CPython's source
+#      (scripts/source_python.sh: 3.11, 3.13), also on an older system, the bullseye root
+#      (glibc 2.31, g++ 10 for the CMake consumer), with that CPython built there from source.
 #
 #   bash scripts/build_dist.sh              # every supported Python
 #   bash scripts/build_dist.sh 3.12 3.14    # those only
@@ -19,6 +21,8 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/roots.sh"
+source "$(dirname "$0")/source_python.sh"
+source "$(dirname "$0")/wheel.sh"
 cd "$KWCALL_ROOT"
 
 versions=("$@")
@@ -77,6 +81,24 @@ where() {
   fi
 }
 
+# system RUN...: "Debian GNU/Linux 11 (bullseye), glibc 2.31", where RUN runs commands.
+system() {
+  "$@" sh -c '. /etc/os-release; echo "$PRETTY_NAME, glibc $(getconf GNU_LIBC_VERSION | cut -d" " -f2)"'
+}
+
+# test_wheel WHEEL SMOKE PYTHON RUN...: with RUN (a command prefix saying where), makes a clean
+# environment SMOKE with PYTHON (a shell word, expanded there), installs WHEEL and the test
+# pins into it, and runs WHEEL_TESTS; says the outcome's last line.
+test_wheel() {
+  local wheel=$1 smoke=$2 python=$3
+  shift 3
+  rm -rf "$smoke"
+  logged_ok "$vlog" "$@" bash -c "source scripts/lib.sh && $python -m venv $smoke &&
+      $smoke/bin/python -m pip install --disable-pip-version-check $wheel $(quoted_pins "${TEST_PINS[@]}")" &&
+    "$@" "$smoke/bin/python" -m pytest -p no:cacheprovider -q "${WHEEL_TESTS[@]}" |
+    tee -a "$vlog" | tail -1 | sed 's/^/    /'
+}
+
 declare -A result
 status=0
 for version in "${versions[@]}"; do
@@ -96,49 +118,34 @@ for version in "${versions[@]}"; do
       $venv/bin/python -m pip install --disable-pip-version-check $(quoted_pins "${BUILD_PINS[@]}")"
   fi
   step "wheel for Python $version${root:+ (in the $root root)}, g++ and glibc of $OLD_ROOT (log: $vlog)"
-  # The Python headers the compiler inside the old root must see, at their own paths.
-  headers=$(where "$version" "$venv/bin/python" -c '
-import os, sysconfig
-paths = {sysconfig.get_paths()[k] for k in ("include", "platinclude")}
-multiarch = sysconfig.get_config_var("MULTIARCH")
-if multiarch:  # Debian puts pyconfig.h under /usr/include/<multiarch>/pythonX.Y
-    paths.add(os.path.join("/usr/include", multiarch, os.path.basename(sysconfig.get_paths()["include"])))
-print(":".join(sorted(p for p in paths if os.path.isdir(p))))')
   rm -rf "$src/build"
-  if ! logged_ok "$vlog" where "$version" env CXX="$KWCALL_ROOT/scripts/root_cxx.sh" \
-    KWCALL_CXX_ROOT="$KWCALL_ROOTS/$OLD_ROOT" KWCALL_CXX_MOUNTS="$headers" \
-    "$venv/bin/python" -m pip wheel --no-build-isolation --no-deps -w build/dist-raw \
-    --config-settings=cmake.define.CMAKE_SHARED_LINKER_FLAGS=-static-libstdc++ \
-    --config-settings=cmake.define.CMAKE_MODULE_LINKER_FLAGS=-static-libstdc++ "$src"; then
+  run=()
+  [ -z "$root" ] || run=(in_root "$root")
+  if ! old_glibc_wheel "$vlog" "$OLD_ROOT" "$venv/bin/python" "$src" build/dist-raw "${run[@]}"; then
     result[$version]="wheel build FAILED"
     status=1
     continue
   fi
   raw=$(ls build/dist-raw/kwcall-*-cp${version/./}-*.whl)
-  logged "$vlog" env PATH="$tools/bin:$PATH" "$tools/bin/auditwheel" repair \
-    --exclude libtvm_ffi.so -w dist "$raw"
+  repair_wheel "$vlog" "$tools/bin/auditwheel" "$raw" dist env PATH="$tools/bin:$PATH" | tee -a "$vlog"
   wheel=$(ls dist/kwcall-*-cp${version/./}-*manylinux*.whl)
-  # show says "linux_x86_64" for the excluded libtvm_ffi.so alone; the symbol versions it lists
-  # are what the tag rests on.
-  "$tools/bin/auditwheel" show "$wheel" 2>&1 | sed 's/^/    /' | tee -a "$vlog"
-  probe=build/dist-raw/probe
-  rm -rf "$probe" && unzip -q "$wheel" -d "$probe"
-  for so in $(cd "$probe" && find . -name '*.so*' | sort); do
-    printf '    %s needs %s\n' "${so#./}" "$(readelf -d "$probe/$so" |
-      sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')"
-  done
 
   step "install $(basename "$wheel") into a clean environment and test it (log: $vlog)"
-  smoke=build/dist-smoke/$version
-  rm -rf "$smoke"
-  if logged_ok "$vlog" where "$version" bash -c "source scripts/lib.sh &&
-      \$(find_python $version) -m venv $smoke &&
-      $smoke/bin/python -m pip install --disable-pip-version-check $wheel $(quoted_pins "${TEST_PINS[@]}")" &&
-    where "$version" "$smoke/bin/python" -m pytest -p no:cacheprovider -q "${WHEEL_TESTS[@]}" |
-      tee -a "$vlog" | tail -1 | sed 's/^/    /'; then
-    result[$version]="$(basename "$wheel"): tests passed $(where "$version" sh -c '. /etc/os-release; echo "on $PRETTY_NAME"')"
+  if test_wheel "$wheel" "build/dist-smoke/$version" "\$(find_python $version)" where "$version"; then
+    result[$version]="$(basename "$wheel"): tests passed on $(system where "$version")"
   else
-    result[$version]="$(basename "$wheel"): tests FAILED"
+    result[$version]="$(basename "$wheel"): tests FAILED on $(system where "$version")"
+    status=1
+  fi
+  [ -n "${PYTHON_SOURCE_SUITE[$version]:-}" ] || continue
+  ensure_source_python "$version" "$OLD_ROOT" "$vlog"
+  step "the same on an older system: the $OLD_ROOT root, CPython $version built there (log: $vlog)"
+  if test_wheel "$wheel" "build/dist-smoke/$version-$OLD_ROOT" "$(source_python "$version")" \
+    in_root "$OLD_ROOT"; then
+    result[$version]+="; passed on $(system in_root "$OLD_ROOT") with CPython $(in_root \
+      "$OLD_ROOT" "$(source_python "$version")" -c 'import platform; print(platform.python_version())')"
+  else
+    result[$version]+="; FAILED on $(system in_root "$OLD_ROOT")"
     status=1
   fi
 done

@@ -5,13 +5,15 @@
 KWCALL_ROOTS=${KWCALL_ROOTS:-$KWCALL_ROOT/build/roots}
 
 # What each root is: suite, architecture, packages.
-declare -A ROOT_SUITE=([sid]=sid [bullseye]=bullseye [arm64]=trixie)
-declare -A ROOT_ARCH=([sid]=amd64 [bullseye]=amd64 [arm64]=arm64)
+declare -A ROOT_SUITE=([sid]=sid [bullseye]=bullseye [arm64]=trixie [arm64-bullseye]=bullseye)
+declare -A ROOT_ARCH=([sid]=amd64 [bullseye]=amd64 [arm64]=arm64 [arm64-bullseye]=arm64)
 declare -A ROOT_PACKAGES=(
   [sid]=python3.14-dev,python3.14-venv,python3.15-dev,python3.15-venv,g++,cmake,ninja-build,ca-certificates
   # The old-glibc toolchain the wheels are built with, and its Python to test them on.
   [bullseye]=g++,python3-venv,ca-certificates
   [arm64]=python3-dev,python3-venv,g++,ca-certificates
+  # The old-glibc toolchain of the aarch64 wheel (its Python comes from the arm64 root).
+  [arm64-bullseye]=g++
 )
 
 # Where a supported Python this machine lacks comes from: the root that packages it.

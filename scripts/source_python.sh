@@ -1,0 +1,57 @@
+# CPython built from source inside an older Debian root: a supported Python on a glibc older
+# than this machine's, to install the wheels on. Debian's mirror serves the upstream tarballs
+# of the Pythons its current suites package (3.11 in bookworm, 3.13 in trixie), not of the
+# others. Source it after lib.sh and roots.sh.
+
+# The suite whose source package has CPython VERSION.
+declare -A PYTHON_SOURCE_SUITE=([3.11]=bookworm [3.13]=trixie)
+# What CPython's build needs beyond g++: make, and the headers of the modules pip and the tests
+# use (ssl for PyPI, zlib for wheels, ctypes, bz2, lzma, sqlite3).
+PYTHON_BUILD_PACKAGES=(make xz-utils libssl-dev zlib1g-dev libffi-dev libbz2-dev liblzma-dev
+  libsqlite3-dev)
+
+# source_python VERSION: where CPython VERSION is installed inside a root.
+source_python() { echo "/opt/python$1/bin/python$1"; }
+
+# debian_upstream_tarball SUITE PACKAGE: the mirror path of PACKAGE's upstream tarball in SUITE
+# (from the suite's source index, so a new Debian revision is followed).
+debian_upstream_tarball() {
+  curl -fsSL --retry 3 "${DEBIAN_MIRROR:-http://deb.debian.org/debian}/dists/$1/main/source/Sources.xz" |
+    xz -d | awk -v package="$2" '
+      BEGIN { RS = "" }
+      $0 ~ "(^|\n)Package: " package "\n" {
+        directory = ""; tarball = ""
+        n = split($0, lines, "\n")
+        for (i = 1; i <= n; i++) {
+          if (lines[i] ~ /^Directory: /) directory = substr(lines[i], 12)
+          m = split(lines[i], words, " ")
+          if (words[m] ~ /\.orig\.tar\.(gz|xz|bz2)$/) tarball = words[m]
+        }
+      }
+      END { if (directory != "" && tarball != "") print directory "/" tarball }'
+}
+
+# ensure_source_python VERSION ROOT LOG: CPython VERSION built inside build/roots/ROOT (once;
+# reused while its interpreter runs), from the upstream tarball of Debian's source package.
+ensure_source_python() {
+  local version=$1 root=$2 log=$3 dir=$KWCALL_ROOTS/$2 suite=${PYTHON_SOURCE_SUITE[$1]:-} path
+  [ -n "$suite" ] || { echo "no Debian source for Python $version" >&2; return 1; }
+  in_root "$root" "$(source_python "$version")" -c "import ssl, zlib, ctypes" 2>/dev/null &&
+    return 0
+  path=$(debian_upstream_tarball "$suite" "python$version")
+  [ -n "$path" ] || { echo "Debian $suite lists no source for python$version" >&2; return 1; }
+  step "CPython $version from Debian $suite's $(basename "$path"), built inside the $root root (log: $log)"
+  local src=/opt/src/python$version
+  rm -rf "$dir$src" && mkdir -p "$dir$src"
+  logged "$log" curl -fsSL --retry 3 -o "$dir$src.tar" \
+    "${DEBIAN_MIRROR:-http://deb.debian.org/debian}/$path"
+  logged "$log" tar xf "$dir$src.tar" --strip-components=1 -C "$dir$src"
+  rm -f "$dir$src.tar"
+  logged "$log" in_root "$root" apt-get update
+  logged "$log" in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y \
+    --no-install-recommends "${PYTHON_BUILD_PACKAGES[@]}"
+  logged "$log" in_root "$root" bash -c "cd $src && ./configure --prefix=/opt/python$version &&
+    make -j$(nproc) && make install"
+  rm -rf "${dir:?}$src"
+  in_root "$root" "$(source_python "$version")" -c "import ssl, zlib, ctypes"
+}
