@@ -22,19 +22,17 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=1 << 20)
     args = parser.parse_args()
-    try:
-        import torch
-    except ImportError:
-        torch = None
-    if torch is None or not torch.cuda.is_available():
-        print("SKIP: needs PyTorch and a CUDA GPU")
+    sys.path.insert(0, str(ROOT / "examples" / "cute_from_cpp"))
+    from cuda_torch import SKIP, cuda_torch
+
+    torch = cuda_torch()
+    if torch is None:
+        print(SKIP)
         return 0
     import cutlass.cute as cute
+    import elementwise_add as ea
     import kwcall.cute
     import kwcall.libinfo
-
-    sys.path.insert(0, str(ROOT / "examples" / "cute_from_cpp"))
-    import elementwise_add as ea
 
     out = ROOT / "build" / "cute_aot"
     out.mkdir(parents=True, exist_ok=True)

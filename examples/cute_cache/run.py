@@ -27,21 +27,19 @@ def main() -> int:
     parser.add_argument("--launches", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=9)
     args = parser.parse_args()
-    try:
-        import torch
-    except ImportError:
-        torch = None
-    if torch is None or not torch.cuda.is_available():
-        print("SKIP: needs PyTorch and a CUDA GPU")
+    sys.path.insert(0, str(KERNEL))
+    from cuda_torch import SKIP, cuda_torch
+
+    torch = cuda_torch()
+    if torch is None:
+        print(SKIP)
         return 0
     import cutlass.cute as cute
+    import elementwise_add as ea
     import kwcall
     import kwcall.cute
     import kwcall.libinfo
     import tvm_ffi
-
-    sys.path.insert(0, str(KERNEL))
-    import elementwise_add as ea
 
     n = args.size
     a = torch.randn(n, device="cuda", dtype=torch.float16)

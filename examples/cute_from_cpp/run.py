@@ -104,20 +104,18 @@ def main() -> int:
     )
     args = parser.parse_args()
 
-    try:
-        import torch
-    except ImportError:
-        torch = None
-    if torch is None or not torch.cuda.is_available():
-        print("SKIP: needs PyTorch and a CUDA GPU")
+    sys.path.insert(0, str(HERE))
+    from cuda_torch import SKIP, cuda_torch
+
+    torch = cuda_torch()
+    if torch is None:
+        print(SKIP)
         return 0
     import cutlass.cute as cute
+    import elementwise_add as ea
     import kwcall.cute
     import kwcall.libinfo
     import tvm_ffi
-
-    sys.path.insert(0, str(HERE))
-    import elementwise_add as ea
 
     (a_t, b_t, c_t), stream = ea.compile_args()
     stock = cute.compile(
