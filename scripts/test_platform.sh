@@ -37,11 +37,12 @@ step "environment $venv inside the $root root"
 ensure_venv_in_root
 
 step "sdist, then a wheel from it with the g++ and glibc of the $old_root root (log: $log)"
-rm -rf "$work/dist" "$work/raw"
+rm -rf "$work/dist" "$work/raw" "$work/src"
 logged "$log" in_root "$root" "$venv/bin/python" -m build --sdist --outdir "$work/dist" .
-sdist=$(ls "$work"/dist/kwcall-*.tar.gz)
-old_glibc_wheel "$log" "$old_root" "$venv/bin/python" "$sdist" "$work/raw" in_root "$root" ||
-  exit 1
+mkdir -p "$work/src"
+tar xzf "$work"/dist/kwcall-*.tar.gz -C "$work/src"
+old_glibc_wheel "$log" "$old_root" "$venv/bin/python" "$(ls -d "$KWCALL_ROOT/$work"/src/kwcall-*)" \
+  "$work/raw" in_root "$root" || exit 1
 repair_wheel "$log" "$venv/bin/auditwheel" "$(ls "$work"/raw/kwcall-*.whl)" "$work/dist" \
   in_root "$root" env PATH="$KWCALL_ROOT/$venv/bin:/usr/bin:/bin" | tee -a "$log"
 wheel=$(ls "$work"/dist/kwcall-*manylinux*.whl)

@@ -7,10 +7,11 @@
 STATIC_LIBSTDCXX=(--config-settings=cmake.define.CMAKE_SHARED_LINKER_FLAGS=-static-libstdc++
   --config-settings=cmake.define.CMAKE_MODULE_LINKER_FLAGS=-static-libstdc++)
 
-# old_glibc_wheel LOG OLD_ROOT PYTHON SOURCE OUTDIR [RUN...]: `pip wheel` of SOURCE (an sdist or
-# its unpacked folder) by PYTHON, run through RUN (a prefix such as `in_root sid`; nothing
-# runs it here), compiled by OLD_ROOT's g++ (scripts/root_cxx.sh): the binaries need only
-# OLD_ROOT's glibc and the system's libgcc_s, so one unwinder serves the process.
+# old_glibc_wheel LOG OLD_ROOT PYTHON SOURCE OUTDIR [RUN...]: `pip wheel` of SOURCE (an unpacked
+# sdist inside the clone, built in place: the old root sees the clone, not pip's /tmp) by
+# PYTHON, run through RUN (a prefix such as `in_root sid`; nothing runs it here), compiled by
+# OLD_ROOT's g++ (scripts/root_cxx.sh): the binaries need only OLD_ROOT's glibc and the
+# system's libgcc_s, so one unwinder serves the process.
 old_glibc_wheel() {
   local log=$1 old_root=$2 python=$3 source=$4 outdir=$5 headers
   shift 5
