@@ -119,9 +119,7 @@ for version in "${versions[@]}"; do
   fi
   step "wheel for Python $version${root:+ (in the $root root)}, g++ and glibc of $OLD_ROOT (log: $vlog)"
   rm -rf "$src/build"
-  run=()
-  [ -z "$root" ] || run=(in_root "$root")
-  if ! old_glibc_wheel "$vlog" "$OLD_ROOT" "$venv/bin/python" "$src" build/dist-raw "${run[@]}"; then
+  if ! old_glibc_wheel "$vlog" "$OLD_ROOT" "$venv/bin/python" "$src" build/dist-raw where "$version"; then
     result[$version]="wheel build FAILED"
     status=1
     continue

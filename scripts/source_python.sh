@@ -10,13 +10,18 @@ declare -A PYTHON_SOURCE_SUITE=([3.11]=bookworm [3.13]=trixie)
 PYTHON_BUILD_PACKAGES=(make xz-utils libssl-dev zlib1g-dev libffi-dev libbz2-dev liblzma-dev
   libsqlite3-dev)
 
+DEBIAN_MIRROR_URL=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+
 # source_python VERSION: where CPython VERSION is installed inside a root.
 source_python() { echo "/opt/python$1/bin/python$1"; }
+
+# source_python_works VERSION ROOT: that CPython runs in ROOT with what pip and the tests need.
+source_python_works() { in_root "$2" "$(source_python "$1")" -c "import ssl, zlib, ctypes"; }
 
 # debian_upstream_tarball SUITE PACKAGE: the mirror path of PACKAGE's upstream tarball in SUITE
 # (from the suite's source index, so a new Debian revision is followed).
 debian_upstream_tarball() {
-  curl -fsSL --retry 3 "${DEBIAN_MIRROR:-http://deb.debian.org/debian}/dists/$1/main/source/Sources.xz" |
+  curl -fsSL --retry 3 "$DEBIAN_MIRROR_URL/dists/$1/main/source/Sources.xz" |
     xz -d | awk -v package="$2" '
       BEGIN { RS = "" }
       $0 ~ "(^|\n)Package: " package "\n" {
@@ -36,15 +41,13 @@ debian_upstream_tarball() {
 ensure_source_python() {
   local version=$1 root=$2 log=$3 dir=$KWCALL_ROOTS/$2 suite=${PYTHON_SOURCE_SUITE[$1]:-} path
   [ -n "$suite" ] || { echo "no Debian source for Python $version" >&2; return 1; }
-  in_root "$root" "$(source_python "$version")" -c "import ssl, zlib, ctypes" 2>/dev/null &&
-    return 0
+  source_python_works "$version" "$root" 2>/dev/null && return 0
   path=$(debian_upstream_tarball "$suite" "python$version")
   [ -n "$path" ] || { echo "Debian $suite lists no source for python$version" >&2; return 1; }
   step "CPython $version from Debian $suite's $(basename "$path"), built inside the $root root (log: $log)"
   local src=/opt/src/python$version
   rm -rf "$dir$src" && mkdir -p "$dir$src"
-  logged "$log" curl -fsSL --retry 3 -o "$dir$src.tar" \
-    "${DEBIAN_MIRROR:-http://deb.debian.org/debian}/$path"
+  logged "$log" curl -fsSL --retry 3 -o "$dir$src.tar" "$DEBIAN_MIRROR_URL/$path"
   logged "$log" tar xf "$dir$src.tar" --strip-components=1 -C "$dir$src"
   rm -f "$dir$src.tar"
   logged "$log" in_root "$root" apt-get update
@@ -53,5 +56,5 @@ ensure_source_python() {
   logged "$log" in_root "$root" bash -c "cd $src && ./configure --prefix=/opt/python$version &&
     make -j$(nproc) && make install"
   rm -rf "${dir:?}$src"
-  in_root "$root" "$(source_python "$version")" -c "import ssl, zlib, ctypes"
+  source_python_works "$version" "$root"
 }

@@ -67,17 +67,19 @@ declare -A result
 status=0
 cpp_done=0
 for version in "${SUPPORTED_PYTHONS[@]}"; do
-  if ! find_python "$version" >/dev/null && ! python_root "$version" >/dev/null; then
+  native=0  # this machine's own Python, not one in a Debian root
+  find_python "$version" >/dev/null && native=1
+  if [ "$native" = 0 ] && ! python_root "$version" >/dev/null; then
     result[$version]="not found on PATH or in pyenv"
     continue
   fi
   args=("$version")
   # The C++ tests are built once, by the first Python of this machine's own.
-  if [ "$cpp_done" = 1 ] || ! find_python "$version" >/dev/null; then args+=(--no-cpp); fi
+  if [ "$cpp_done" = 1 ] || [ "$native" = 0 ]; then args+=(--no-cpp); fi
   start=$SECONDS
   if (run_suite "${args[@]}"); then result[$version]=passed; else result[$version]=FAILED; status=1; fi
   result[$version]+=" ($(elapsed $start))"
-  if [ "$cpp_done" = 0 ] && find_python "$version" >/dev/null; then
+  if [ "$cpp_done" = 0 ] && [ "$native" = 1 ]; then
     if (run_ctest "$version"); then result[ctest]=passed; else result[ctest]=FAILED; status=1; fi
     cpp_done=1
   fi
