@@ -13,17 +13,14 @@ compiled as C (``-x c``) whatever ``CC`` names, so its symbol has C linkage.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import re
-import secrets
 import shlex
 import shutil
 import subprocess
 import tempfile
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
 import tvm_ffi.libinfo
@@ -120,35 +117,15 @@ def link_signature(
         _run([*cc, "-r", "-nostdlib", "-o", os.path.abspath(output_path), *inputs])
 
 
-def _create_beside(path: str, suffix: str) -> str:
-    """A new file beside ``path`` (same folder, so a rename replaces ``path`` atomically), made
-    with the permissions a plain ``open(path, "wb")`` gives."""
-    folder, base = os.path.split(os.path.abspath(path))
-    while True:
-        name = os.path.join(folder, f".{base}.{secrets.token_hex(6)}.tmp{suffix}")
-        try:
-            os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
-            return name
-        except FileExistsError:
-            continue
-
-
-@contextlib.contextmanager
-def staged(paths: list[tuple[str, str]]) -> Iterator[list[str]]:
-    """Temporary files beside each destination (``(destination, suffix)`` pairs), renamed onto
-    the destinations only when the block succeeds; removed otherwise."""
-    temps: list[str] = []
-    try:
-        for destination, suffix in paths:
-            temps.append(_create_beside(destination, suffix))
-        yield temps
-        for (destination, _), temp in zip(paths, temps, strict=True):
-            os.replace(temp, destination)
-        temps = []
-    finally:
-        for temp in temps:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
+def sidecar_name_too_long(error: OSError, object_path: str) -> OSError:
+    """The ENAMETOOLONG of a sidecar, saying which name to shorten."""
+    why = (
+        f"{error.strerror}: the sidecar's name is the object's plus {_SIDECAR_SUFFIX!r}, so name "
+        f"the object {len(_SIDECAR_SUFFIX)} bytes under the file system's limit (most allow "
+        f"255 bytes), or call the compiled function's export_to_c method, which writes no "
+        f"sidecar; the object {object_path!r} was not written"
+    )
+    return OSError(error.errno, why, error.filename)
 
 
 def warn_unlinked(function_name: str, why: str, sidecar: str | None) -> None:

@@ -113,7 +113,7 @@ def test_a_failed_export_leaves_the_destination_as_it_was(compiled, tmp_path, mo
     assert folder_listing(tmp_path) == ["k.o", "k.o.kwcall.json"]
 
 
-def test_the_export_replaces_what_was_there_with_plain_permissions(compiled, tmp_path):
+def test_the_export_writes_over_what_was_there(compiled, tmp_path):
     obj = tmp_path / "k.o"
     obj.write_bytes(b"old")
     kwcute.export_to_c(compiled, str(obj), function_name="kern")

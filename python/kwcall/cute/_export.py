@@ -1,16 +1,15 @@
 """Ahead of time: CuTeDSL's exported object with the signature linked into it.
 
 Both ``kwcall.cute.export_to_c(compiled, path, function_name=...)`` and the ``export_to_c``
-method of kwcall's compiled functions (what disk caches call) end here. Nothing is written at
-the destination unless the whole export succeeds: CuTeDSL writes into a temporary folder, the
-linked object and the sidecar are written beside their destinations under temporary names and
-renamed onto them last.
+method of kwcall's compiled functions (what disk caches call) end here. CuTeDSL writes into a
+temporary folder and the signature is linked in there; only then are the object (and the
+sidecar) written at their destinations, together or not at all (``kwcall._write_together``).
 """
 
 from __future__ import annotations
 
+import errno
 import os
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ import tvm_ffi
 
 from .. import _export
 from .._signature import Signature
+from .._write_together import write_together
 from . import _cutedsl, _versions
 
 
@@ -38,23 +38,29 @@ def write(
     fmt = _cutedsl.export_format(path)
     json_text = signature.to_json()
     sidecar = _export.sidecar_path(path)
+    kept = sidecar if with_sidecar else None
     with tempfile.TemporaryDirectory(prefix="kwcall-export-") as tmp:
-        raw = os.path.join(tmp, f"cutedsl.{fmt}")
-        _cutedsl.base_class().export_to_c(compiled, raw, function_name=function_name, **options)
-        destinations = [(path, f".{fmt}")] + ([(sidecar, ".json")] if with_sidecar else [])
-        with _export.staged(destinations) as temps:
-            object_tmp = temps[0]
-            kept = sidecar if with_sidecar else None
-            if with_sidecar:
-                Path(temps[1]).write_bytes(json_text.encode("utf-8"))
-            if fmt != "o":
-                _export.warn_unlinked(function_name, f"a .{fmt} file cannot link it", kept)
-                shutil.copyfile(raw, object_tmp)
-            elif cc is None:
-                _export.warn_unlinked(function_name, "no C compiler (cc, or CC)", kept)
-                shutil.copyfile(raw, object_tmp)
-            else:
-                _export.link_signature(cc, raw, object_tmp, function_name, json_text)
+        exported = os.path.join(tmp, f"cutedsl.{fmt}")
+        _cutedsl.base_class().export_to_c(
+            compiled, exported, function_name=function_name, **options
+        )
+        if fmt != "o":
+            _export.warn_unlinked(function_name, f"a .{fmt} file cannot link it", kept)
+        elif cc is None:
+            _export.warn_unlinked(function_name, "no C compiler (cc, or CC)", kept)
+        else:
+            linked = os.path.join(tmp, "linked.o")
+            _export.link_signature(cc, exported, linked, function_name, json_text)
+            exported = linked
+        files = [(path, Path(exported).read_bytes())]
+    if with_sidecar:
+        files.append((sidecar, json_text.encode("utf-8")))
+    try:
+        write_together(files)
+    except OSError as error:
+        if error.errno == errno.ENAMETOOLONG and error.filename == sidecar:
+            raise _export.sidecar_name_too_long(error, path) from None
+        raise
     return sidecar
 
 
