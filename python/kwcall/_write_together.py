@@ -40,7 +40,8 @@ def _naming(error: OSError, path: str) -> OSError:
     return OSError(error.errno, error.strerror, path)
 
 
-def _refuse_special(path: str, mode: int) -> None:
+def _require_regular(path: str, mode: int) -> None:
+    """A folder is IsADirectoryError, as ``open`` gives; a special file is refused."""
     if stat.S_ISDIR(mode):
         raise OSError(errno.EISDIR, os.strerror(errno.EISDIR), path)  # IsADirectoryError
     kind = _SPECIAL_FILES.get(stat.S_IFMT(mode))
@@ -71,10 +72,11 @@ class _Existing:
 
     def __init__(self, path: str, real: str) -> None:
         self.path = path
-        # O_NONBLOCK: a FIFO swapped in since the stat fails to open instead of blocking.
+        # A special file swapped in since the stat neither blocks this open (O_NONBLOCK) nor
+        # becomes our terminal (O_NOCTTY); the fstat then refuses it.
         self.fd = os.open(real, os.O_RDWR | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
         try:
-            _refuse_special(path, os.fstat(self.fd).st_mode)
+            _require_regular(path, os.fstat(self.fd).st_mode)
             self.old = _read_all(self.fd)
         except BaseException:
             os.close(self.fd)
@@ -132,7 +134,7 @@ def _open(path: str) -> _Existing | _New:
         mode = os.stat(real).st_mode
     except FileNotFoundError:
         return _New(path, real)
-    _refuse_special(path, mode)
+    _require_regular(path, mode)
     return _Existing(path, real)
 
 
