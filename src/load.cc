@@ -99,8 +99,8 @@ ffi::Function FromExternC(TVMFFISafeCallType symbol, TVMFFISafeCallType signatur
   }
   // A statically linked symbol has no name to report: the message says which argument it was.
   ffi::Function companion = ffi::Function::FromExternC(nullptr, signature_symbol, nullptr);
-  return FromExternC(
-      symbol, SignatureFromResult(companion(), "the signature symbol given to kwcall::FromExternC"));
+  return FromExternC(symbol, SignatureFromResult(
+                                 companion(), "the signature symbol given to kwcall::FromExternC"));
 }
 
 }  // namespace kwcall
