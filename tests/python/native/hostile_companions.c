@@ -1,5 +1,5 @@
 // Companions (`__kwcall_signature_<name>`) that give no signature: one returns None, one an
-// int, one raises. test_companion_errors.py links them into CuTeDSL-exported objects, and
+// int, one raises. test_cute_companion_errors.py links them into CuTeDSL-exported objects, and
 // builds them with -DKWCALL_TEST_TARGETS (a target beside each) into a tvm-ffi module.
 #include <tvm/ffi/c_api.h>
 
