@@ -29,7 +29,7 @@ for name in apache-tvm-ffi pytest hypothesis numpy; do
   while read -r line; do pins+=("$line"); done < <(grep -E "^${name}==" requirements/tested.txt)
 done
 
-tests=(tests/python/test_cute{,_privates,_export,_cache}.py)
+tests=(tests/python/test_cute{,_privates,_export,_cache,_install_race,_load_function,_companion_errors}.py)
 declare -A result
 status=0
 for version in "${versions[@]}"; do

@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "exported_signature.h"
+
 namespace kwcall {
 namespace {
 
@@ -18,12 +20,11 @@ ffi::Function FindFunction(const ffi::Module& mod, const ffi::String& name) {
   return *fn;
 }
 
-// The signature a companion returns (KWCALL_EXPORT_SIGNATURE's function, or any function a
+// The signature a companion returned (KWCALL_EXPORT_SIGNATURE's function, or any function a
 // library exports under that name): JSON text, within the limits, that FromJson accepts. Every
 // failure names `what`, the companion and the function it describes. The text is measured
 // before it is parsed (Signature::FromJson), so oversized text costs no more than its copy.
-Signature SignatureFromCompanion(const ffi::Function& companion, const std::string& what) {
-  const ffi::Any result = companion();
+Signature SignatureFromResult(const ffi::Any& result, const std::string& what) {
   const int32_t index = result.type_index();
   if (index != ffi::TypeIndex::kTVMFFISmallStr && index != ffi::TypeIndex::kTVMFFIStr) {
     TVM_FFI_THROW(TypeError) << "kwcall: " << what << " returned " << result.GetTypeKey()
@@ -46,14 +47,23 @@ Signature SignatureFromCompanion(const ffi::Function& companion, const std::stri
   }
 }
 
+// How errors name the companion of a module's function `name`.
+std::string ExportedWhat(const std::string& name) {
+  return "the signature exported for '" + name + "' (" + KWCALL_SIGNATURE_FUNCTION_PREFIX + name +
+         ")";
+}
+
 }  // namespace
 
 std::optional<Signature> ExportedSignature(const ffi::Module& mod, const ffi::String& name) {
   const std::string companion = std::string(KWCALL_SIGNATURE_FUNCTION_PREFIX) + name.c_str();
   ffi::Optional<ffi::Function> carrier = mod->GetFunction(ffi::String(companion));
   if (!carrier.has_value()) return std::nullopt;
-  return SignatureFromCompanion(
-      *carrier, "the signature exported for '" + std::string(name) + "' (" + companion + ")");
+  return SignatureFromResult((*carrier)(), ExportedWhat(std::string(name)));
+}
+
+Signature ExportedSignatureFromResult(const ffi::Any& result, const std::string& name) {
+  return SignatureFromResult(result, ExportedWhat(name));
 }
 
 ffi::Function LoadFunction(const ffi::Module& mod, const ffi::String& name) {
@@ -89,8 +99,8 @@ ffi::Function FromExternC(TVMFFISafeCallType symbol, TVMFFISafeCallType signatur
   }
   // A statically linked symbol has no name to report: the message says which argument it was.
   ffi::Function companion = ffi::Function::FromExternC(nullptr, signature_symbol, nullptr);
-  return FromExternC(symbol, SignatureFromCompanion(
-                                 companion, "the signature symbol given to kwcall::FromExternC"));
+  return FromExternC(symbol, SignatureFromResult(
+                                 companion(), "the signature symbol given to kwcall::FromExternC"));
 }
 
 }  // namespace kwcall

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "exported_signature.h"
 #include "identifier.h"
 
 namespace kwcall {
@@ -47,6 +48,11 @@ TVM_FFI_STATIC_INIT_BLOCK() {
            [](ffi::Module mod, ffi::String name) -> ffi::Optional<Signature> {
              if (auto sig = ExportedSignature(mod, name)) return *sig;
              return std::nullopt;
+           })
+      // Loaders of other modules (CuTeDSL's) call the companion and hand its result here.
+      .def("kwcall.ExportedSignatureFromResult",
+           [](ffi::Any result, ffi::String name) {
+             return ExportedSignatureFromResult(result, std::string(name));
            })
       .def("kwcall.Limits",
            []() {

@@ -21,8 +21,10 @@
 /*!
  * \brief The prefix of the function that carries the signature of an exported function.
  *
- * The one place it is written: kwcall.cute reads it from this header, and the symbol below
- * (`__tvm_ffi_` + prefix + name) is checked against it by tests/python/test_export.py.
+ * The one place it is written: kwcall's Python extension compiles it in
+ * (`kwcall._kwcall.SIGNATURE_FUNCTION_PREFIX`, so loading needs no header at run time), and the
+ * symbol below (`__tvm_ffi_` + prefix + name) is checked against it by
+ * tests/python/test_export_header.py.
  */
 #define KWCALL_SIGNATURE_FUNCTION_PREFIX "__kwcall_signature_"
 

@@ -1,6 +1,7 @@
 // The kwcall._kwcall extension module: checks tvm_ffi.Function's layout and creates
 // kwcall.Function.
 #include <Python.h>
+#include <kwcall/export.h>
 #include <kwcall/function.h>
 
 #include "ffi_objects.h"
@@ -112,7 +113,10 @@ PyMODINIT_FUNC PyInit__kwcall() {
   PyObject* type = reinterpret_cast<PyObject*>(py::FunctionType());
   Py_INCREF(type);
   if (PyModule_AddObject(module, "Function", type) < 0 ||
-      PyModule_AddStringConstant(module, "__version__", KWCALL_VERSION) < 0) {
+      PyModule_AddStringConstant(module, "__version__", KWCALL_VERSION) < 0 ||
+      // Compiled in, so that loading exported code needs none of kwcall's headers at run time.
+      PyModule_AddStringConstant(module, "SIGNATURE_FUNCTION_PREFIX",
+                                 KWCALL_SIGNATURE_FUNCTION_PREFIX) < 0) {
     Py_DECREF(type);
     Py_DECREF(module);
     return nullptr;

@@ -15,13 +15,13 @@ check_tvm_ffi(tvm_ffi)  # before any native code: tvm-ffi's config mode, unsuppo
 
 from ._function import (  # noqa: E402
     Function,
-    load_function,
     make_kwargs_wrapper,
     make_kwargs_wrapper_from_signature,
     unpack_dataclass_to_tuple,
     wrap,
 )
 from ._kwcall import __version__ as __version__  # noqa: E402  # the one version: CMakeLists.txt
+from ._load import load_function  # noqa: E402
 from ._signature import Signature  # noqa: E402
 
 __all__ = [

@@ -13,7 +13,6 @@ compiled as C (``-x c``) whatever ``CC`` names, so its symbol has C linkage.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import shlex
@@ -26,25 +25,16 @@ from pathlib import Path
 import tvm_ffi.libinfo
 
 from . import libinfo
+from ._load import companion_name, exported_symbol
 
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _HEADER = "kwcall/export.h"
 _SIDECAR_SUFFIX = ".kwcall.json"
 
 
-@functools.cache
-def signature_function_prefix() -> str:
-    """``KWCALL_SIGNATURE_FUNCTION_PREFIX``, read from the installed ``<kwcall/export.h>``."""
-    text = (Path(libinfo.include_dir()) / _HEADER).read_text(encoding="utf-8")
-    match = re.search(r'#define\s+KWCALL_SIGNATURE_FUNCTION_PREFIX\s+"([^"]+)"', text)
-    if match is None:
-        raise RuntimeError(f"no KWCALL_SIGNATURE_FUNCTION_PREFIX in {libinfo.include_dir()}")
-    return match.group(1)
-
-
 def signature_symbol(function_name: str) -> str:
     """The C symbol of the function carrying ``function_name``'s signature."""
-    return f"__tvm_ffi_{signature_function_prefix()}{function_name}"
+    return exported_symbol(companion_name(function_name))
 
 
 def sidecar_path(object_path: str) -> str:

@@ -28,7 +28,6 @@ _NO_UNPACK = (
     f"(apache-tvm-ffi 0.1.12 or later; this is {tvm_ffi.__version__})"
 )
 Function = _kwcall.Function
-_exported_signature = tvm_ffi.get_global_func("kwcall.ExportedSignature")
 
 
 def _checked(signature: Any) -> Signature:
@@ -83,24 +82,6 @@ def wrap(target: Any, signature: Signature | Callable) -> Function:
     if prototype is not None:
         copy_metadata(fn, prototype)
     return fn
-
-
-def load_function(module: Any, name: str, signature: Signature | None = None) -> Function:
-    """``module``'s function ``name`` (a module from ``tvm_ffi.load_module``) as a
-    kwcall.Function bound to the signature the module exports beside it
-    (``KWCALL_EXPORT_SIGNATURE`` in C++, ``kwcall.cute.export_to_c`` for CuTeDSL), or to
-    ``signature`` when given."""
-    if not module.implements_function(name):
-        raise AttributeError(f"kwcall.load_function: the module has no function '{name}'")
-    target = module.get_function(name)
-    if signature is None:
-        signature = _exported_signature(module, name)
-        if signature is None:
-            raise AttributeError(
-                f"kwcall.load_function: the module exports no signature for '{name}'; export one "
-                "with KWCALL_EXPORT_SIGNATURE (or kwcall.cute.export_to_c), or pass signature="
-            )
-    return wrap(target, signature)
 
 
 def make_kwargs_wrapper(

@@ -11,6 +11,9 @@ _F = TypeVar("_F", bound=Function)
 
 #: kwcall's version (CMakeLists.txt's project version, compiled in).
 __version__: str
+#: ``KWCALL_SIGNATURE_FUNCTION_PREFIX`` of ``<kwcall/export.h>``, compiled in: the name of the
+#: function carrying ``f``'s exported signature is this prefix + ``f``.
+SIGNATURE_FUNCTION_PREFIX: str
 
 class Function(tvm_ffi.Function):
     """A tvm_ffi.Function that binds keyword arguments in C++.

@@ -5,8 +5,14 @@ under install(), a function that behaves as the fresh compile: the same results,
 error texts. Host-only @cute.jit functions against stock CuTeDSL, so no GPU is needed."""
 
 # No `from __future__ import annotations`: CuTeDSL reads the annotations at compile time.
+import dataclasses
+import inspect
+import os
+import shutil
 import subprocess
+import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import kwcall
 import pytest
@@ -16,8 +22,10 @@ cute = pytest.importorskip("cutlass.cute")
 np = pytest.importorskip("numpy")
 kwcute = pytest.importorskip("kwcall.cute")
 
+import cutlass  # noqa: E402
 from cutlass import Float32, Int32  # noqa: E402
 from cutlass.cute.runtime import from_dlpack  # noqa: E402
+from helpers import collect, cpp_handle, plain  # noqa: E402
 from kwcall import _export, libinfo  # noqa: E402
 
 KWARGS = tvm_ffi.core.KWARGS
@@ -201,3 +209,129 @@ def test_a_static_link_into_a_cpp_program_keeps_the_keywords(cache, tmp_path):
     assert (
         lines[3] == "TypeError: cached() got an unexpected keyword argument 'kk'. Did you mean 'k'?"
     )
+
+
+# -- a warm hit needs none of kwcall's headers (issue 24.6) ------------------------------------
+WARM_HIT = """
+import sys
+from pathlib import Path
+
+import cutlass.cute as cute
+import kwcall, kwcall.cute, kwcall.libinfo
+import numpy as np
+
+assert Path(kwcall.__file__).is_relative_to(sys.argv[1]), kwcall.__file__
+assert not Path(kwcall.libinfo.include_dir()).exists()
+assert kwcall.cute.install()
+out = np.zeros(4, dtype=np.float32)
+for path in sys.argv[2:]:
+    module = cute.runtime.load_module(path, enable_tvm_ffi=True)
+    for loaded in (module.func, module["func"]):
+        keywords = isinstance(loaded, kwcall.Function)
+        loaded(out, 2, k=5) if keywords else loaded(out, 2, 2, 5)
+        print(Path(path).name, "kwcall" if keywords else "stock", float(out[0]))
+"""
+
+
+def _copy_without_headers(folder: Path) -> Path:
+    """The installed package, copied into ``folder`` without its include/ folder (as slim
+    runtime images ship it)."""
+    copy = folder / "kwcall"
+    skip = shutil.ignore_patterns("include", "__pycache__")
+    shutil.copytree(Path(kwcall.__file__).parent, copy, ignore=skip)
+    for part in libinfo.package_dir().iterdir():  # editable installs keep these apart
+        if part.name != "include" and not (copy / part.name).exists():
+            if part.is_dir():
+                shutil.copytree(part, copy / part.name, ignore=skip)
+            else:
+                shutil.copy2(part, copy / part.name)
+    return folder
+
+
+def test_a_warm_hit_needs_no_headers(cache, tmp_path):
+    _, _, _, signed = cache
+    plain = tmp_path / "plain.o"
+    compile_fresh().export_to_c(str(plain), function_name="func")  # stock: no signature
+    site = _copy_without_headers(tmp_path / "site")
+    done = subprocess.run(
+        [sys.executable, "-c", WARM_HIT, str(site), str(signed), str(plain)],
+        env={**os.environ, "PYTHONPATH": str(site)},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.splitlines() == [
+        f"k.o kwcall {expected(2, k=5)}",
+        f"k.o kwcall {expected(2, k=5)}",
+        f"plain.o stock {expected(2, k=5)}",
+        f"plain.o stock {expected(2, k=5)}",
+    ]
+
+
+# -- defaults a warm hit cannot restore (issue 24.12) -------------------------------------------
+class AuxData(NamedTuple):
+    """As flash-attention's forward kernel has it: ``aux_data: AuxData = AuxData()``."""
+
+    tensors: object = None
+    scalars: object = None
+
+
+@cute.jit
+def with_aux(out: cute.Tensor, a: Int32, aux_data: AuxData = AuxData()):  # noqa: B008
+    if cutlass.const_expr(aux_data.tensors is None):
+        out[0] = Float32(a)
+
+
+def _fresh_and_warm(fn, path):
+    assert kwcute.install()
+    try:
+        fresh = cute.compile(fn, from_dlpack(OUT), Int32(1), options="--enable-tvm-ffi")
+        fresh.export_to_c(str(path), function_name="func")
+        warm = cute.runtime.load_module(str(path), enable_tvm_ffi=True).func
+    finally:
+        kwcute.uninstall()
+    return fresh, warm
+
+
+# CuTeDSL warns that it takes the NamedTuple as a compile-time value, which it is here.
+@pytest.mark.filterwarnings("ignore:Argument aux_data .* cannot be converted to a JitArgument")
+def test_a_warm_hit_gives_a_tuple_default_back_as_a_list(tmp_path):
+    fresh, warm = _fresh_and_warm(with_aux, tmp_path / "aux.o")
+    # JSON has no tuples and no classes: the NamedTuple is written as an array, read as a list.
+    assert str(inspect.signature(fresh)) == "(out, a, aux_data=AuxData(tensors=None, scalars=None))"
+    assert str(inspect.signature(warm)) == "(out, a, aux_data=[None, None])"
+    # What the kernel receives when the default is used is the same either way: tvm-ffi
+    # passes a tuple and a list alike, as an ffi.Array; C++ callers get the stored array.
+    for f in (fresh, warm):
+        assert run(f, 3) == 3.0
+        assert run(cpp_handle(f), 4) == 4.0
+        received = kwcall.wrap(collect, f.signature)(OUT, 5)[2]
+        assert type(received) is tvm_ffi.Array and plain(received) == (None, None)
+        received = cpp_handle(kwcall.wrap(collect, f.signature))(OUT, 5)[2]
+        assert type(received) is tvm_ffi.Array and plain(received) == (None, None)
+
+
+@dataclasses.dataclass(frozen=True)
+class Scales:
+    scale: int = 2
+    bias: int = 3
+
+
+@cute.jit
+def with_scales(out: cute.Tensor, a: Int32, scales: Scales = Scales()):  # noqa: B008
+    out[0] = Float32(a) * Float32(scales.scale) + Float32(scales.bias)
+
+
+def test_a_dataclass_default_cannot_be_exported(tmp_path):
+    assert kwcute.install()
+    try:
+        fresh = cute.compile(with_scales, from_dlpack(OUT), Int32(1), options="--enable-tvm-ffi")
+        assert str(inspect.signature(fresh)) == "(out, a, scales=Scales(scale=2, bias=3))"
+        assert run(fresh, 3) == 9.0
+        obj = tmp_path / "scales.o"
+        with pytest.raises(ValueError, match="parameter 'scales' of with_scales.* JSON cannot"):
+            fresh.export_to_c(str(obj), function_name="func")
+        assert not obj.exists()
+    finally:
+        kwcute.uninstall()

@@ -1,6 +1,7 @@
 """<kwcall/export.h> is the one source of the signature companion: the C source kwcall.cute
-compiles is its macro, and the prefix kwcall.cute looks symbols up by is read from it. Here
-the macro compiles as C and as C++ to the symbol that prefix names, with C linkage."""
+compiles is its macro, and the prefix kwcall looks symbols up by is compiled into the extension
+from it. Here the macro compiles as C and as C++ to the symbol that prefix names, with C
+linkage."""
 
 from __future__ import annotations
 

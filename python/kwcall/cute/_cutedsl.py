@@ -15,6 +15,10 @@ import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import tvm_ffi
+
+from .._load import exported_symbol
+
 
 # -- the modules and classes -------------------------------------------------------------------
 def provider() -> Any:
@@ -151,6 +155,15 @@ def module_keep_alive(module: Any) -> Any:
     return module.engine
 
 
+def module_function(module: Any, name: str) -> Any:
+    """A tvm-ffi module's function ``name`` as its ``__getattr__`` makes it (a tvm_ffi.Function
+    kept alive by the module's code), None when the module has none."""
+    address = module_symbol(module, exported_symbol(name))
+    if not address:
+        return None
+    return tvm_ffi.Function.__from_extern_c__(address, keep_alive_object=module_keep_alive(module))
+
+
 # -- probes: one per private name, run by tests on the installed CuTeDSL ---------------------------
 class Sample(NamedTuple):
     """What the probes inspect: a stock ``--enable-tvm-ffi`` compile with arguments, a way to
@@ -270,8 +283,8 @@ PRIVATE_NAMES: tuple[Private, ...] = (
         "ExternalBinaryModule.enable_tvm_ffi/.engine.lookup",
         lambda s: (
             module_is_tvm_ffi(s.module)
-            and module_symbol(s.module, "__tvm_ffi_" + s.function_name) != 0
-            and module_symbol(s.module, "__tvm_ffi_no_such_function") == 0
+            and module_symbol(s.module, exported_symbol(s.function_name)) != 0
+            and module_symbol(s.module, exported_symbol("no_such_function")) == 0
         ),
     ),
 )

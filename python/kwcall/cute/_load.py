@@ -4,21 +4,22 @@ While install() is in effect, a function of ``cute.runtime.load_module(path,
 enable_tvm_ffi=True)`` (attribute or item access) that carries a kwcall signature, the
 ``__kwcall_signature_<name>`` function export_to_c links beside it, comes back as a
 ``kwcall.Function`` bound to that signature; every other function comes back as stock returns
-it.
+it. ``kwcall.load_function`` reads these modules too (``lookup``), installed or not.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import tvm_ffi
 
-from .. import _export
 from .._function import Function, wrap
-from .._signature import Signature
-from . import _cutedsl
+from .._load import Lookup, exported_signature
+from . import _cutedsl, _versions
 
-_originals: dict[str, Any] = {}  # the module class's own methods while hooked
+_HOOKED = ("__getattr__", "__getitem__")
 
 
 def with_signature(module: Any, name: str, function: Any) -> Any:
@@ -29,41 +30,57 @@ def with_signature(module: Any, name: str, function: Any) -> Any:
         or not _cutedsl.module_is_tvm_ffi(module)
     ):
         return function
-    address = _cutedsl.module_symbol(module, _export.signature_symbol(name))
-    if not address:
-        return function
-    companion = tvm_ffi.Function.__from_extern_c__(
-        address, keep_alive_object=_cutedsl.module_keep_alive(module)
-    )
+    signature = exported_signature(functools.partial(_cutedsl.module_function, module), name)
+    return function if signature is None else wrap(function, signature)
+
+
+def lookup(module: Any) -> Lookup | None:
+    """The function lookup of ``module`` when it is a module of CuTeDSL's
+    ``cute.runtime.load_module``, None when it is none (kwcall.load_function's other modules)."""
     try:
-        signature = Signature.from_json(str(companion()))
-    except Exception as error:
-        raise ValueError(
-            f"kwcall.cute: the signature exported for {name!r} is invalid: {error}"
-        ) from error
-    return wrap(function, signature)
+        cls = _cutedsl.external_module_class()
+    except ImportError:  # a CuTeDSL without it: not one of its modules
+        return None
+    if not isinstance(module, cls):
+        return None
+    reason = _versions.unsupported_reason()
+    if reason is not None:
+        raise RuntimeError(f"kwcall.load_function: {reason}")
+    if not _cutedsl.module_is_tvm_ffi(module):
+        raise TypeError(
+            "kwcall.load_function: the CuTeDSL module was loaded without tvm-ffi, so its "
+            "functions are no tvm-ffi functions; load it with "
+            "cute.runtime.load_module(path, enable_tvm_ffi=True)"
+        )
+    return functools.partial(_cutedsl.module_function, module)
 
 
-def _getattr(self: Any, name: str) -> Any:
-    return with_signature(self, name, _originals["__getattr__"](self, name))
+@functools.cache
+def _methods(cls: type) -> tuple[dict[str, Callable], dict[str, Callable]]:
+    """The module class's own methods and their replacements, made at the first install() and
+    kept: a thread inside a replacement while uninstall() gives the class its methods back
+    finishes with the method it started with (nothing it reads is ever cleared)."""
+    originals = {attr: vars(cls)[attr] for attr in _HOOKED}
+    get_attribute, get_item = originals["__getattr__"], originals["__getitem__"]
 
+    def __getattr__(self: Any, name: str) -> Any:
+        return with_signature(self, name, get_attribute(self, name))
 
-def _getitem(self: Any, name: str) -> Any:
-    return with_signature(self, name, _originals["__getitem__"](self, name))
+    def __getitem__(self: Any, name: str) -> Any:
+        return with_signature(self, name, get_item(self, name))
 
-
-_HOOKS = {"__getattr__": _getattr, "__getitem__": _getitem}
+    return originals, {"__getattr__": __getattr__, "__getitem__": __getitem__}
 
 
 def hook() -> None:
     cls = _cutedsl.external_module_class()
-    for attr, replacement in _HOOKS.items():
-        _originals[attr] = vars(cls)[attr]
+    _, replacements = _methods(cls)
+    for attr, replacement in replacements.items():
         setattr(cls, attr, replacement)
 
 
 def unhook() -> None:
     cls = _cutedsl.external_module_class()
-    for attr, original in _originals.items():
+    originals, _ = _methods(cls)
+    for attr, original in originals.items():
         setattr(cls, attr, original)
-    _originals.clear()
