@@ -323,15 +323,29 @@ def with_scales(out: cute.Tensor, a: Int32, scales: Scales = Scales()):  # noqa:
     out[0] = Float32(a) * Float32(scales.scale) + Float32(scales.bias)
 
 
-def test_a_dataclass_default_cannot_be_exported(tmp_path):
+def test_a_dataclass_default_exports_as_stock_from_the_method(tmp_path):
+    # JSON cannot hold a dataclass value. The method is CuTeDSL's own, which disk caches call:
+    # it warns and writes CuTeDSL's object without the signature, as stock CuTeDSL would, so
+    # the warm hit is stock CuTeDSL's function, called positionally.
     assert kwcute.install()
     try:
         fresh = cute.compile(with_scales, from_dlpack(OUT), Int32(1), options="--enable-tvm-ffi")
         assert str(inspect.signature(fresh)) == "(out, a, scales=Scales(scale=2, bias=3))"
         assert run(fresh, 3) == 9.0
         obj = tmp_path / "scales.o"
-        with pytest.raises(ValueError, match="parameter 'scales' of with_scales.* JSON cannot"):
+        with pytest.warns(RuntimeWarning, match="'scales' of with_scales.* without its signature"):
             fresh.export_to_c(str(obj), function_name="func")
-        assert not obj.exists()
+        warm = cute.runtime.load_module(str(obj), enable_tvm_ffi=True).func
+        assert not isinstance(warm, kwcall.Function)
+        assert run(warm, 3, (2, 3)) == 9.0  # stock: every native argument, the fields a tuple
     finally:
         kwcute.uninstall()
+
+
+def test_a_dataclass_default_cannot_be_exported_with_its_signature(tmp_path):
+    # kwcall.cute.export_to_c promises the signature (and its sidecar): it says why it cannot.
+    fresh = kwcute.compile(with_scales, from_dlpack(OUT), Int32(1), options="--enable-tvm-ffi")
+    obj = tmp_path / "scales.o"
+    with pytest.raises(ValueError, match="parameter 'scales' of with_scales.* JSON cannot"):
+        kwcute.export_to_c(fresh, str(obj), function_name="func")
+    assert not obj.exists() and not Path(_export.sidecar_path(str(obj))).exists()

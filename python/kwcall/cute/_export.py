@@ -36,15 +36,24 @@ def write(
     cc = _export.compiler()  # a bad CC fails here, before anything is written
     path = os.fspath(object_file_path)
     fmt = _cutedsl.export_format(path)
-    json_text = signature.to_json()
     sidecar = _export.sidecar_path(path)
     kept = sidecar if with_sidecar else None
+    try:
+        json_text = signature.to_json()
+    except ValueError as error:
+        if with_sidecar:
+            raise  # kwcall.cute.export_to_c promises the signature: say why it cannot
+        # The method is CuTeDSL's own, which disk caches call: export as stock CuTeDSL does.
+        json_text = None
+        unrepresentable = str(error)
     with tempfile.TemporaryDirectory(prefix="kwcall-export-") as tmp:
         exported = os.path.join(tmp, f"cutedsl.{fmt}")
         _cutedsl.base_class().export_to_c(
             compiled, exported, function_name=function_name, **options
         )
-        if fmt != "o":
+        if json_text is None:
+            _export.warn_unlinked(function_name, unrepresentable, None)
+        elif fmt != "o":
             _export.warn_unlinked(function_name, f"a .{fmt} file cannot link it", kept)
         elif cc is None:
             _export.warn_unlinked(function_name, "no C compiler (cc, or CC)", kept)
