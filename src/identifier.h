@@ -2,9 +2,9 @@
 // when it is valid UTF-8, a Python identifier (str.isidentifier()) and NFKC-normalized, so
 // that the name kwcall binds is the very name Python source code would pass by keyword (the
 // Python parser NFKC-normalizes every identifier it reads). Whether the name is a Python
-// keyword is checked elsewhere. Only the C++ standard library is used; the Unicode data, one
-// set per Unicode version of a supported Python, comes from src/identifier_table.inc, made by
-// scripts/gen_identifier_table.py.
+// keyword or __debug__ is checked elsewhere (Signature::Make). Only the C++ standard library is
+// used; the Unicode data, one set per Unicode version of a supported Python, comes from
+// src/identifier_table.inc, made by scripts/gen_identifier_table.py.
 #ifndef KWCALL_SRC_IDENTIFIER_H_
 #define KWCALL_SRC_IDENTIFIER_H_
 

@@ -29,6 +29,10 @@ constexpr std::array<std::string_view, 35> kPythonKeywords = {
     "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
     "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
 
+// The one name besides the keywords that CPython's compiler never lets a parameter (or any
+// assignment, or a keyword argument in source) bind: "cannot assign to __debug__".
+constexpr std::string_view kDebugConstant = "__debug__";
+
 // Each kind: its enum value, its inspect.Parameter name (the map/JSON form) and its name in
 // messages. Adding a kind is one row here (and the binder's rules for it).
 struct KindInfo {
@@ -95,6 +99,12 @@ void ValidateParamName(const std::string& name) {
   if (std::find(kPythonKeywords.begin(), kPythonKeywords.end(), name) != kPythonKeywords.end()) {
     TVM_FFI_THROW(ValueError) << "Invalid parameter name: '" << name
                               << "' is a Python keyword and cannot be used as a parameter name";
+  }
+  if (name == kDebugConstant) {
+    TVM_FFI_THROW(ValueError) << "Invalid parameter name: '" << name
+                              << "' is Python's built-in constant and cannot be used as a "
+                              << "parameter name (Python refuses it: cannot assign to "
+                              << kDebugConstant << "); rename the parameter";
   }
   if (std::find(kReservedNames.begin(), kReservedNames.end(), name) != kReservedNames.end()) {
     TVM_FFI_THROW(ValueError) << "Invalid parameter name: '" << name

@@ -66,7 +66,7 @@ inline constexpr std::array<std::string_view, 4> kReservedNames = {
 
 /*! \brief One parameter of a signature. */
 struct Param {
-  /*! \brief A Python identifier (NFKC-normalized, not a keyword). */
+  /*! \brief A Python identifier (NFKC-normalized, not a keyword, not __debug__). */
   std::string name;
   ParamKind kind = ParamKind::kPositionalOrKeyword;
   /*! \brief The value used when a call leaves the parameter out; none makes it required. */
@@ -107,10 +107,10 @@ class Signature : public ffi::ObjectRef {
   /*!
    * \brief Validate the parameters and build the signature.
    *
-   * Names must be distinct Python identifiers (NFKC-normalized, not keywords); kinds must
-   * come in declaration order (positional-only, positional-or-keyword, keyword-only); no
-   * positional parameter without a default may follow one with a default; no name is one of
-   * kReservedNames; the limits above hold.
+   * Names must be distinct Python identifiers (NFKC-normalized, not keywords, not __debug__,
+   * which CPython refuses to bind); kinds must come in declaration order (positional-only,
+   * positional-or-keyword, keyword-only); no positional parameter without a default may
+   * follow one with a default; no name is one of kReservedNames; the limits above hold.
    * \throws ffi::Error of kind ValueError or TypeError naming the offending parameter.
    */
   static Signature Make(std::string name, std::vector<Param> params);

@@ -282,6 +282,34 @@ TEST(Signature, ReservedNamesAreRefusedEverywhere) {
   EXPECT_EQ(SignatureBuilder("f").Param("__i_other").Build().num_params(), 1);
 }
 
+// CPython refuses to bind __debug__ ("cannot assign to __debug__"), so every route does.
+TEST(Signature, DebugConstantIsRefusedEverywhere) {
+  const std::string want =
+      "ValueError: Invalid parameter name: '__debug__' is Python's built-in constant and "
+      "cannot be used as a parameter name (Python refuses it: cannot assign to __debug__); "
+      "rename the parameter";
+  EXPECT_EQ(ErrorOf([] { SignatureBuilder("f").Param("__debug__").Build(); }), want);
+  EXPECT_EQ(ErrorOf([] { SignatureBuilder("f").PositionalOnly("__debug__").Build(); }), want);
+  EXPECT_EQ(ErrorOf([] { SignatureBuilder("f").Param("a").KeywordOnly("__debug__").Build(); }),
+            want);
+  EXPECT_EQ(ErrorOf([] { Signature::Make("f", {Param{"__debug__"}}); }), want);
+  const std::string json =
+      R"({"version": 1, "params": [{"name": "__debug__", "kind": "KEYWORD_ONLY"}]})";
+  EXPECT_EQ(ErrorOf([&] { Signature::FromJson(json); }), want);
+  const ffi::Function make_function = ffi::Function::GetGlobalRequired("kwcall.MakeFunction");
+  EXPECT_EQ(ErrorOf([&] { make_function(testing::EchoTarget(), ffi::String(json)); }), want);
+  // Its neighbours are ordinary identifiers, as in Python.
+  EXPECT_EQ(SignatureBuilder("f")
+                .Param("__debug")
+                .Param("_debug__")
+                .Param("__debug__x")
+                .Param("__DEBUG__")
+                .Param("debug")
+                .Build()
+                .num_params(),
+            5);
+}
+
 TEST(Signature, DisplayNameMustBeUtf8) {
   EXPECT_EQ(ErrorOf([] { SignatureBuilder("f\xff").Param("a").Build(); }),
             "ValueError: Signature name 'f\\xff' is not valid UTF-8");

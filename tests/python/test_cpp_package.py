@@ -2,7 +2,8 @@
 exported signatures loaded in C++ (no Python in the process) and in Python.
 
 The CMake projects are built outside the repository, in pytest's temporary folders, exactly as
-a user's project would be: find_package(kwcall CONFIG) with -Dkwcall_DIR from kwcall-config.
+a user's project would be: find_package(kwcall CONFIG) with -Dkwcall_DIR from kwcall-config and
+-DPython_EXECUTABLE (test_cmake_layouts.py finds the Python without it).
 """
 
 from __future__ import annotations
@@ -48,28 +49,45 @@ def config(*options: str) -> str:
     ).stdout.strip()
 
 
+def cmake_configure(
+    source: Path, build: Path, *options: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """Configure a CMake project with Ninja and `options` (-D...); returns the finished run."""
+    command = [tool("cmake"), "-S", str(source), "-B", str(build), "-G", "Ninja"]
+    command.append(f"-DCMAKE_MAKE_PROGRAM={tool('ninja')}")
+    return subprocess.run([*command, *options], capture_output=True, text=True, env=env)
+
+
 def cmake_build(source: Path, build: Path) -> None:
-    """Configure and build a CMake project against the installed kwcall, as a user would."""
-    subprocess.run(
-        [
-            tool("cmake"),
-            "-S",
-            str(source),
-            "-B",
-            str(build),
-            "-G",
-            "Ninja",
-            f"-DCMAKE_MAKE_PROGRAM={tool('ninja')}",
-            f"-Dkwcall_DIR={config('--cmakedir')}",
-            # Outside an environment's own layout (pip --target) the package is told which
-            # Python to use, as docs/cpp.md says; inside one it finds it alone.
-            *([] if IN_PREFIX else [f"-DPython_EXECUTABLE={sys.executable}"]),
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
+    """Configure and build a CMake project against the installed kwcall, as a user would: with
+    -Dkwcall_DIR from kwcall-config and the Python that imports kwcall (the package asks it
+    where tvm-ffi is, so this works in every layout where ``import kwcall`` does)."""
+    configure = cmake_configure(
+        source,
+        build,
+        f"-Dkwcall_DIR={config('--cmakedir')}",
+        f"-DPython_EXECUTABLE={sys.executable}",
     )
+    assert configure.returncode == 0, configure.stdout + configure.stderr
     subprocess.run([tool("cmake"), "--build", str(build)], check=True, capture_output=True)
+
+
+def run_cpp_only_app(build: Path) -> None:
+    """Run examples/cpp_only's program, built in `build`, without Python: its calls give
+    their results and CPython's error."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    out = subprocess.run(
+        [str(build / "app")], check=True, capture_output=True, text=True, env=env
+    ).stdout.splitlines()
+    assert out[1:] == [
+        "axpy(2, 3, 4, 1) = 12",
+        "axpy(2, 3) = 5",
+        "axpy(2, 3, beta=1, alpha=4) = 12",
+        "TypeError: axpy() got some positional-only arguments passed as keyword arguments: 'y'",
+    ]
+    # The program never loaded Python.
+    maps = subprocess.run(["ldd", str(build / "app")], capture_output=True, text=True).stdout
+    assert "libpython" not in maps
 
 
 # -- kwcall-config ------------------------------------------------------------------------
@@ -105,21 +123,7 @@ def test_cpp_only_example_builds_and_runs_without_python(tmp_path):
     source = tmp_path / "cpp_only"
     shutil.copytree(ROOT / "examples" / "cpp_only", source)
     cmake_build(source, tmp_path / "build")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    out = subprocess.run(
-        [str(tmp_path / "build" / "app")], check=True, capture_output=True, text=True, env=env
-    ).stdout.splitlines()
-    assert out[1:] == [
-        "axpy(2, 3, 4, 1) = 12",
-        "axpy(2, 3) = 5",
-        "axpy(2, 3, beta=1, alpha=4) = 12",
-        "TypeError: axpy() got some positional-only arguments passed as keyword arguments: 'y'",
-    ]
-    # The program never loaded Python.
-    maps = subprocess.run(
-        ["ldd", str(tmp_path / "build" / "app")], capture_output=True, text=True
-    ).stdout
-    assert "libpython" not in maps
+    run_cpp_only_app(tmp_path / "build")
 
 
 # -- the CPython-oracle cases, bound in pure C++ ------------------------------------------

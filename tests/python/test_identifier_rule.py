@@ -1,9 +1,10 @@
 """kwcall's parameter-name rule against the running Python's own, code point by code point.
 
 A name is accepted iff ``name.isidentifier()``, ``unicodedata.normalize("NFKC", name) ==
-name`` and ``not keyword.iskeyword(name)`` all hold for this interpreter (the Python parser
-NFKC-normalizes every identifier it reads, so a name that normalization changes could never
-be passed by keyword). C++ (src/identifier.cc) has tables for each Unicode version of a
+name`` and ``not keyword.iskeyword(name)`` all hold for this interpreter and the name is not
+``__debug__`` (the Python parser NFKC-normalizes every identifier it reads, so a name that
+normalization changes could never be passed by keyword; its compiler refuses to bind
+``__debug__``). C++ (src/identifier.cc) has tables for each Unicode version of a
 supported Python (scripts/gen_identifier_table.py) and kwcall selects this Python's at import.
 
 Three routes are compared with that oracle:
@@ -17,11 +18,13 @@ Three routes are compared with that oracle:
 The names: every code point alone and after a letter; every precomposed character's
 decomposition, partly composed forms, and the same with marks of every combining class put
 between (the cases where NFKC's quick check says "maybe" and composition decides); marks of
-every class in both orders; and the keywords.
+every class in both orders; the keywords; and ``__debug__``, by every route that makes a
+signature.
 """
 
 from __future__ import annotations
 
+import inspect
 import keyword
 import unicodedata
 
@@ -34,6 +37,7 @@ RUNNING = unicodedata.unidata_version
 ID_PROBLEM = "is not a valid Python identifier"
 NFKC_PROBLEM = "is not NFKC-normalized"
 KEYWORD_PROBLEM = "is a Python keyword"
+DEBUG_PROBLEM = "is Python's built-in constant"
 
 _check_name = internals_global("kwcall.testing.CheckName")
 _tables_version = tvm_ffi.get_global_func("kwcall.IdentifierUnicodeVersion")
@@ -52,6 +56,8 @@ def python_verdict(name: str) -> str:
         return NFKC_PROBLEM
     if keyword.iskeyword(name):
         return KEYWORD_PROBLEM
+    if name == "__debug__":
+        return DEBUG_PROBLEM
     return ""
 
 
@@ -128,8 +134,8 @@ def compare_check_name(names: list[str]) -> list[str]:
     mismatches = []
     for name in names:
         want = python_verdict(name)
-        if want == KEYWORD_PROBLEM:
-            want = ""  # CheckName leaves keywords to the signature
+        if want in (KEYWORD_PROBLEM, DEBUG_PROBLEM):
+            want = ""  # CheckName leaves keywords and __debug__ to the signature
         got = str(_check_name(name))
         if want != got[: len(want)] or (want == "") != (got == ""):
             mismatches.append(f"{shown(name)}: Python {want!r}, C++ {got!r}")
@@ -258,3 +264,77 @@ def test_python_and_cpp_signature_paths(everything):
     assert len(accepted) > 250_000 and len(refused) > 5_000
     mismatches = signature_paths(accepted, sorted(set(refused)))
     assert not mismatches, report(mismatches)
+
+
+DEBUG_REFUSED = (
+    "Invalid parameter name: '__debug__' is Python's built-in constant and cannot be used as "
+    "a parameter name (Python refuses it: cannot assign to __debug__); rename the parameter"
+)
+
+
+def cpython_refuses(source: str) -> str:
+    """CPython's own verdict on `source`: the SyntaxError message, or "" when it compiles."""
+    try:
+        compile(source, "<oracle>", "exec")
+    except SyntaxError as error:
+        return str(error.msg)
+    return ""
+
+
+def test_debug_is_refused_as_cpython_and_stock_tvm_ffi_refuse_it():
+    # The oracles: CPython refuses __debug__ as a parameter of every kind (it is no keyword),
+    # and tvm-ffi's own make_kwargs_wrapper fails compiling the wrapper it generates.
+    from tvm_ffi.utils.kwargs_wrapper import make_kwargs_wrapper as stock_make_kwargs_wrapper
+
+    assert not keyword.iskeyword("__debug__") and "__debug__".isidentifier()
+    for source in (
+        "def f(__debug__): pass",
+        "def f(a, /, __debug__): pass",
+        "def f(*, __debug__): pass",
+    ):
+        assert cpython_refuses(source) == "cannot assign to __debug__", source
+    assert cpython_refuses("def f(__debug__x, _debug__, __DEBUG__): pass") == ""
+    target = tvm_ffi.convert(lambda *args: args)
+    with pytest.raises(SyntaxError, match="cannot assign to __debug__"):
+        stock_make_kwargs_wrapper(target, ["__debug__"])
+    with pytest.raises(SyntaxError, match="cannot assign to __debug__"):
+        stock_make_kwargs_wrapper(target, [], kwonly_names=["__debug__"])
+
+    # kwcall refuses it with one message by every route that makes a signature.
+    P = inspect.Parameter
+    json_text = (
+        '{"version": 1, "name": "f", "params": [{"name": "__debug__", "kind": "KEYWORD_ONLY"}]}'
+    )
+
+    def prototype(x):
+        return x
+
+    prototype.__signature__ = inspect.Signature([P("__debug__", P.POSITIONAL_OR_KEYWORD)])
+    routes = {
+        "Signature": lambda: kwcall.Signature(["a", "__debug__"]),
+        "Signature kwonly": lambda: kwcall.Signature(["a"], kwonly_names=["__debug__"]),
+        "Signature posonly": lambda: kwcall.Signature(["__debug__"], posonly_count=1),
+        "from_inspect": lambda: kwcall.Signature.from_inspect(inspect.signature(prototype)),
+        "from_callable": lambda: kwcall.Signature.from_callable(prototype),
+        "from_json": lambda: kwcall.Signature.from_json(json_text),
+        "make_kwargs_wrapper": lambda: kwcall.make_kwargs_wrapper(target, ["__debug__"], (1,)),
+        "make_kwargs_wrapper kwonly": lambda: kwcall.make_kwargs_wrapper(
+            target, [], kwonly_names=["__debug__"]
+        ),
+        "make_kwargs_wrapper_from_signature": lambda: kwcall.make_kwargs_wrapper_from_signature(
+            target, inspect.signature(prototype)
+        ),
+        "wrap": lambda: kwcall.wrap(target, prototype),
+        "global kwcall.Signature (map)": lambda: _make_signature(
+            {"version": 1, "params": [{"name": "__debug__", "kind": "POSITIONAL_ONLY"}]}
+        ),
+        "global kwcall.Signature (JSON)": lambda: _make_signature(json_text),
+        "global kwcall.MakeFunction (JSON)": lambda: tvm_ffi.get_global_func("kwcall.MakeFunction")(
+            target, json_text
+        ),
+    }
+    for route, make in routes.items():
+        with pytest.raises(ValueError) as error:
+            make()
+        assert str(error.value) == DEBUG_REFUSED, route
+    assert python_route(["__debug__x", "_debug__", "__DEBUG__"]) == ""
