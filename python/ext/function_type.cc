@@ -15,17 +15,24 @@
 #include "binding/binding_plan.h"
 #include "binding/small_array.h"
 #include "ffi_objects.h"
+#include "shared_fields.h"
 
 namespace kwcall {
 namespace python {
 namespace {
 
-// An instance: tvm_ffi.Function's fields, then kwcall's.
+// An instance: tvm_ffi.Function's fields, then kwcall's. Calls on other threads read them
+// while Bind and SetPreprocess write them (shared_fields.h): so nothing a call may have loaded
+// is freed before the instance is, and each field is published only once what it points to
+// is complete. The entry point and the handle are read by CPython and tvm-ffi with plain
+// loads; every entry point copes with any mix of old and new values it may see.
 struct KwFunctionLayout {
   BaseLayout base;
   vectorcallfunc vectorcall;  // the entry point, chosen by ChooseEntryPoint
-  Binding* binding;           // nullptr until bound
+  Binding* binding;           // nullptr until bound; then freed only with the instance
   PyObject* preprocess;       // owned; nullptr without a preprocess step
+  PyObject* retired_steps;    // owned list of replaced preprocess steps, or nullptr
+  void* unbound_handle;       // owned: the handle an instance had before Bind, or nullptr
 };
 
 KwFunctionLayout& Fields(PyObject* self) { return *reinterpret_cast<KwFunctionLayout*>(self); }
@@ -99,19 +106,29 @@ PyObject* CallUnbound(PyObject* self, PyObject* const*, size_t, PyObject*) {
   return result;
 }
 
+// A call that sees a bound entry point may still see the binding unpublished (another thread
+// is binding the instance): it runs as the unbound call it is ordered before.
 PyObject* CallBound(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  return Fields(self).binding->Call(self, args, PyVectorcall_NARGS(nargsf), kwnames);
+  const Binding* b = LoadAcquire(&Fields(self).binding);
+  if (TVM_FFI_PREDICT_FALSE(b == nullptr)) return CallUnbound(self, args, nargsf, kwnames);
+  return b->Call(self, args, PyVectorcall_NARGS(nargsf), kwnames);
 }
 
 // Signatures whose full-arity positional call is native (binding_plan.h).
 PyObject* CallNative(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  return Fields(self).binding->CallNative(self, args, PyVectorcall_NARGS(nargsf), kwnames);
+  const Binding* b = LoadAcquire(&Fields(self).binding);
+  if (TVM_FFI_PREDICT_FALSE(b == nullptr)) return CallUnbound(self, args, nargsf, kwnames);
+  return b->CallNative(self, args, PyVectorcall_NARGS(nargsf), kwnames);
 }
 
 // With a preprocess step: (args, kwargs) go through it as a tuple and a dict, and what it
 // returns is bound as usual.
 PyObject* CallPreprocessed(PyObject* self, PyObject* const* args, size_t nargsf,
                            PyObject* kwnames) {
+  // A step replaced meanwhile stays alive (retired_steps); one removed leaves the plain call.
+  PyObject* step = LoadAcquire(&Fields(self).preprocess);
+  if (step == nullptr) return CallBound(self, args, nargsf, kwnames);
+  const Binding* binding = LoadAcquire(&Fields(self).binding);  // set before any step
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   PyObject* pos = PyTuple_New(nargs);
   PyObject* kw = PyDict_New();
@@ -126,7 +143,7 @@ PyObject* CallPreprocessed(PyObject* self, PyObject* const* args, size_t nargsf,
     for (Py_ssize_t k = 0; ok && k < num_kw; ++k) {
       ok = PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) == 0;
     }
-    if (ok) out = PyObject_CallFunctionObjArgs(Fields(self).preprocess, pos, kw, nullptr);
+    if (ok) out = PyObject_CallFunctionObjArgs(step, pos, kw, nullptr);
   }
   Py_XDECREF(pos);
   Py_XDECREF(kw);
@@ -164,7 +181,7 @@ PyObject* CallPreprocessed(PyObject* self, PyObject* const* args, size_t nargsf,
       PyTuple_SET_ITEM(names, k, key);
       stack[static_cast<int32_t>(n + k++)] = value;
     }
-    if (ok) result = Fields(self).binding->Call(self, stack.data(), n, names);
+    if (ok) result = binding->Call(self, stack.data(), n, names);
   }
   Py_XDECREF(names);
   Py_DECREF(new_pos);
@@ -173,34 +190,44 @@ PyObject* CallPreprocessed(PyObject* self, PyObject* const* args, size_t nargsf,
 }
 
 // The one place an instance's entry point is chosen, from its state: unbound, with a
-// preprocess step, native positional calls, or the general binding.
+// preprocess step, native positional calls, or the general binding. Called by the writer
+// of that state (in its critical section, or on an instance no other thread has).
 void ChooseEntryPoint(PyObject* self) {
   KwFunctionLayout& fields = Fields(self);
-  fields.vectorcall = fields.binding == nullptr                       ? CallUnbound
-                      : fields.preprocess != nullptr                  ? CallPreprocessed
-                      : fields.binding->plan().positional_is_native() ? CallNative
-                                                                      : CallBound;
+  const Binding* binding = fields.binding;
+  Publish(&fields.vectorcall, binding == nullptr                       ? CallUnbound
+                              : fields.preprocess != nullptr           ? CallPreprocessed
+                              : binding->plan().positional_is_native() ? CallNative
+                                                                       : CallBound);
 }
 
 // -- lifetime --------------------------------------------------------------------------------
 
+// Only where no call can be in the instance: its dealloc, or tp_clear, which the collector runs
+// on unreachable objects only (a caller's reference would make it reachable).
 void DestroyBinding(PyObject* self) {
   KwFunctionLayout& fields = Fields(self);
   Binding* binding = fields.binding;
   PyObject* preprocess = fields.preprocess;
+  PyObject* retired = fields.retired_steps;
   fields.binding = nullptr;
   fields.preprocess = nullptr;
+  fields.retired_steps = nullptr;
   ChooseEntryPoint(self);
   delete binding;
   Py_XDECREF(preprocess);
+  Py_XDECREF(retired);
 }
 
+// The collector calls this with every other thread stopped (free-threaded CPython) or under
+// the GIL: plain reads, and no lock (a critical section here could wait on a stopped thread).
 int Traverse(PyObject* self, visitproc visit, void* arg) {
   Py_VISIT(Py_TYPE(self));
   if (const Binding* b = Fields(self).binding) {
     if (int err = b->Traverse(self, visit, arg)) return err;
   }
   Py_VISIT(Fields(self).preprocess);
+  Py_VISIT(Fields(self).retired_steps);
   return FfiObjects().function_type->tp_traverse(self, visit, arg);
 }
 
@@ -213,7 +240,9 @@ void Dealloc(PyObject* self) {
   PyTypeObject* type = Py_TYPE(self);
   PyObject_GC_UnTrack(self);
   DestroyBinding(self);
+  void* unbound_handle = Fields(self).unbound_handle;
   FfiObjects().function_type->tp_dealloc(self);
+  if (unbound_handle != nullptr) TVMFFIObjectDecRef(unbound_handle);
   Py_DECREF(type);
 }
 
@@ -227,7 +256,7 @@ PyObject* New(PyTypeObject*, PyObject*, PyObject*) {
 // -- attributes and methods ------------------------------------------------------------------
 
 PyObject* Repr(PyObject* self) {
-  const Binding* b = Fields(self).binding;
+  const Binding* b = LoadAcquire(&Fields(self).binding);
   if (b == nullptr) return PyUnicode_FromFormat("<%s (unbound)>", Py_TYPE(self)->tp_name);
   const std::string& name = b->signature().name();
   PyObject* shown =
@@ -240,14 +269,14 @@ PyObject* Repr(PyObject* self) {
 }
 
 PyObject* GetSignatureAttr(PyObject* self, void*) {
-  const Binding* b = Fields(self).binding;
+  const Binding* b = LoadAcquire(&Fields(self).binding);
   PyObject* value = b ? b->signature_obj() : Py_None;
   Py_INCREF(value);
   return value;
 }
 
 PyObject* GetTargetAttr(PyObject* self, void*) {
-  const Binding* b = Fields(self).binding;
+  const Binding* b = LoadAcquire(&Fields(self).binding);
   PyObject* value = b ? b->target() : Py_None;
   Py_INCREF(value);
   return value;
@@ -255,7 +284,7 @@ PyObject* GetTargetAttr(PyObject* self, void*) {
 
 // inspect.signature(f): the signature's inspect form, made when asked for.
 PyObject* GetInspectSignature(PyObject* self, void*) {
-  const Binding* b = Fields(self).binding;
+  const Binding* b = LoadAcquire(&Fields(self).binding);
   if (b == nullptr) Py_RETURN_NONE;
   return PyObject_CallMethod(b->signature_obj(), "to_inspect", nullptr);
 }
@@ -273,15 +302,33 @@ PyObject* AsObject(PyObject* self, PyObject*) {
 PyObject* Copy(PyObject* self, PyObject*) {
   PyObject* copy = NewUnbound(Py_TYPE(self), nullptr);
   if (copy == nullptr) return nullptr;
-  if (const Binding* b = Fields(self).binding) {
-    TVMFFIObjectIncRef(ChandleOf(self));
-    ResetHandle(copy, ChandleOf(self));
-    Fields(copy).binding = b->Copy();
-    Py_XINCREF(Fields(self).preprocess);
-    Fields(copy).preprocess = Fields(self).preprocess;
+  // One consistent view of self's state, in case another thread binds it or sets its step.
+  const Binding* b = nullptr;
+  void* handle = nullptr;
+  PyObject* step = nullptr;
+  KWCALL_BEGIN_CRITICAL_SECTION(self);
+  b = Fields(self).binding;
+  if (b != nullptr) {
+    handle = ChandleOf(self);
+    TVMFFIObjectIncRef(handle);
+    step = Py_XNewRef(Fields(self).preprocess);
+  }
+  KWCALL_END_CRITICAL_SECTION();
+  if (b != nullptr) {
+    Binding* copied = b->Copy();  // binding, its objects and the copy's own private callees
+    if (copied == nullptr) {
+      TVMFFIObjectDecRef(handle);
+      Py_XDECREF(step);
+      Py_DECREF(copy);
+      return nullptr;
+    }
+    // The copy is this thread's alone until returned: plain stores.
+    ResetHandle(copy, handle);
+    Fields(copy).binding = copied;
+    Fields(copy).preprocess = step;
     ChooseEntryPoint(copy);
   }
-  ReleaseGilOf(copy) = ReleaseGilOf(self);
+  ReleaseGilOf(copy) = ReleasesGil(self);
   if (PyObject* dict = reinterpret_cast<BaseLayout*>(self)->dict) {
     PyObject* copied = PyDict_Copy(dict);
     if (copied == nullptr) {
@@ -417,13 +464,34 @@ PyObject* NewUnbound(PyTypeObject* cls, const char* message) {
   return self;
 }
 
+constexpr const char* kAlreadyBound = "this kwcall.Function is already bound";
+
+// Publishes what Bind built, as one unit: the handle, then the binding, then the entry point,
+// so that a caller that sees one sees those before it. The old handle stays alive until the
+// instance dies: a call that read it may still be in it. False when another thread bound the
+// instance first.
+bool PublishBinding(PyObject* self, void* handle, Binding* binding) {
+  bool published = false;
+  KWCALL_BEGIN_CRITICAL_SECTION(self);
+  KwFunctionLayout& fields = Fields(self);
+  if (fields.binding == nullptr) {
+    fields.unbound_handle = ChandleOf(self);
+    Publish(&ChandleOf(self), handle);
+    Publish(&fields.binding, binding);
+    ChooseEntryPoint(self);
+    published = true;
+  }
+  KWCALL_END_CRITICAL_SECTION();
+  return published;
+}
+
 int Bind(PyObject* self, PyObject* target, PyObject* signature) {
   if (!PyObject_TypeCheck(self, g_function_type)) {
     PyErr_SetString(PyExc_TypeError, "bind() needs a kwcall.Function");
     return -1;
   }
-  if (Fields(self).binding != nullptr) {
-    PyErr_SetString(PyExc_RuntimeError, "this kwcall.Function is already bound");
+  if (LoadAcquire(&Fields(self).binding) != nullptr) {
+    PyErr_SetString(PyExc_RuntimeError, kAlreadyBound);
     return -1;
   }
   std::optional<Signature> sig = SignatureOf(signature);
@@ -454,10 +522,13 @@ int Bind(PyObject* self, PyObject* target, PyObject* signature) {
                             target, signature, defaults, unpack_fn);
   }
   if (binding != nullptr) {
-    ResetHandle(self, handle);
-    Fields(self).binding = binding;
-    ChooseEntryPoint(self);
-    handle = nullptr;
+    if (PublishBinding(self, handle, binding)) {
+      handle = nullptr;
+    } else {
+      delete binding;
+      binding = nullptr;
+      PyErr_SetString(PyExc_RuntimeError, kAlreadyBound);
+    }
   }
   if (handle != nullptr) TVMFFIObjectDecRef(handle);
   const bool ok = binding != nullptr && PyObject_SetAttrString(self, "__name__", name) == 0 &&
@@ -476,7 +547,7 @@ PyObject* Make(PyTypeObject* cls, PyObject* target, PyObject* signature) {
 }
 
 int SetPreprocess(PyObject* self, PyObject* preprocess) {
-  if (!PyObject_TypeCheck(self, g_function_type) || Fields(self).binding == nullptr) {
+  if (!PyObject_TypeCheck(self, g_function_type) || LoadAcquire(&Fields(self).binding) == nullptr) {
     PyErr_SetString(PyExc_TypeError, "set_preprocess() needs a bound kwcall.Function");
     return -1;
   }
@@ -485,10 +556,23 @@ int SetPreprocess(PyObject* self, PyObject* preprocess) {
     return -1;
   }
   PyObject* step = preprocess == Py_None ? nullptr : preprocess;
-  Py_XINCREF(step);
-  Py_XSETREF(Fields(self).preprocess, step);
-  ChooseEntryPoint(self);
-  return 0;
+  int status = 0;
+  KWCALL_BEGIN_CRITICAL_SECTION(self);
+  KwFunctionLayout& fields = Fields(self);
+  // A call on another thread may be running the step this one replaces: it is kept (retired)
+  // until the instance dies instead of released now.
+  PyObject* old = fields.preprocess;
+  if (old != nullptr && fields.retired_steps == nullptr) fields.retired_steps = PyList_New(0);
+  if (old != nullptr &&
+      (fields.retired_steps == nullptr || PyList_Append(fields.retired_steps, old) < 0)) {
+    status = -1;
+  } else {
+    Publish(&fields.preprocess, Py_XNewRef(step));
+    ChooseEntryPoint(self);
+    Py_XDECREF(old);  // retired_steps holds it now
+  }
+  KWCALL_END_CRITICAL_SECTION();
+  return status;
 }
 
 }  // namespace python
