@@ -5,13 +5,16 @@ interpreter with PYTHON_GIL unset, so that the module's declaration alone decide
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import os
 import subprocess
 import sys
 import sysconfig
 
+import kwcall
 import pytest
+import tvm_ffi
 from helpers import TIME_SCALE
 
 FREE_THREADED = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
@@ -56,9 +59,24 @@ def test_import_of_kwcall_cute_leaves_the_gil_off():
 
 @needs_free_threading
 def test_this_test_run_has_the_gil_off():
-    """The suite itself runs without the GIL unless PYTHON_GIL forced it on."""
+    """The suite itself (kwcall, tvm_ffi and the tests' imports) runs without the GIL unless
+    PYTHON_GIL forced it on."""
     if os.environ.get("PYTHON_GIL") == "1":
         pytest.skip("PYTHON_GIL=1 forces the GIL on for this run")
-    import kwcall  # noqa: F401  # imported already by other tests; here for clarity
-
     assert sys._is_gil_enabled() is False
+
+
+@needs_free_threading
+def test_functions_made_together_share_no_cache_line():
+    """Threads calling functions of their own write each one's reference count on every call:
+    instances made one after another must not share a cache line (false sharing)."""
+    line = 64
+    f = kwcall.wrap(tvm_ffi.get_global_func("ffi.Array"), kwcall.Signature(["a"]))
+    size = type(f).__basicsize__
+    assert size % line == 0
+    copies = [copy.copy(f) for _ in range(32)]
+    taken: set[int] = set()
+    for c in copies:
+        lines = set(range(id(c) // line, (id(c) + size - 1) // line + 1))
+        assert not lines & taken
+        taken |= lines

@@ -3,9 +3,11 @@ turns, and there is nothing to scale): 1, 2, 4, 8 and 16 Python threads, as many
 machine has cores, call the scalar mix's routes A (the bare tvm-ffi function), B (the CuTeDSL
 4.6+ route), D (kwcall positionally) and F (kwcall with two keywords) at once.
 
-Two ways of sharing: "own", each thread calling a function object of its own that it made
+Three ways of sharing: "own", each thread calling a function object of its own that it made
 itself (a fresh tvm_ffi.Function for the same handle, a copy of the kwcall.Function, its own
-CuTeDSL-like object), so threads share only what the routes share inside; and "shared", every
+CuTeDSL-like object), so threads share only what the routes share inside; "handed", the same
+objects made one after another by the main thread and handed out (objects made together sit
+together in memory, and another thread made their reference counts); and "shared", every
 thread calling the one object, as a program calls one module-level function. Every thread
 passes argument objects of its own and runs a loop compiled for it, so the loop's constants
 and the arguments' reference counts are not what is measured."""
@@ -27,7 +29,12 @@ from .cells import UNBOUNDED_CALLS, Cell
 from .routes import ALPHA, BETA, CuteLikeFunction, Mix
 
 PY_SCALING_ROUTES = ("A", "B", "D", "F")
-SHARING = ("own", "shared")
+SHARING = ("own", "handed", "shared")
+SHARING_TEXT = {
+    "own": "a function object per thread, made on that thread",
+    "handed": "a function object per thread, all made by the main thread",
+    "shared": "one object shared by every thread",
+}
 #: The most threads measured: 16 where the machine has the cores.
 MAX_THREADS = 16
 #: Route B takes about 1 us a call in Python frames; this keeps its samples bounded.
@@ -77,17 +84,21 @@ def _loop(shape: str) -> Callable[..., None]:
 
 
 def runner(mix: Mix, route: str, threads: int, sharing: str) -> Callable[[int], list[int]]:
-    """run(n) for n calls on each of `threads` Python threads: [wall ns, per-thread ns ...]."""
+    """run(n) for n calls on each of `threads` Python threads: [span ns, per-thread ns ...]."""
     shape = "keywords" if route in ("B", "F") else "positional"
     shared = mix.functions["K" if route in ("D", "F") else route]
 
     def run(n: int) -> list[int]:
         ready = threading.Barrier(threads + 1)
         go = threading.Event()
-        elapsed = [0] * threads
+        spans = [(0, 0)] * threads
+        handed = [_own_function(mix, route) for _ in range(threads)] if sharing == "handed" else []
 
         def body(i: int) -> None:
-            fn = shared if sharing == "shared" else _own_function(mix, route)
+            if sharing == "own":
+                fn = _own_function(mix, route)
+            else:
+                fn = handed[i] if handed else shared
             loop = _loop(shape)
             x, beta = int(mix.lead[0]), int(BETA)
             alpha = float(str(ALPHA))  # a float object of this thread's own
@@ -96,17 +107,19 @@ def runner(mix: Mix, route: str, threads: int, sharing: str) -> Callable[[int], 
             go.wait()
             begin = time.perf_counter_ns()
             loop(n, fn, x, alpha, beta)
-            elapsed[i] = time.perf_counter_ns() - begin
+            spans[i] = (begin, time.perf_counter_ns())
 
         workers = [threading.Thread(target=body, args=(i,)) for i in range(threads)]
         for worker in workers:
             worker.start()
         ready.wait()
-        begin = time.perf_counter_ns()
         go.set()
         for worker in workers:
             worker.join()
-        return [time.perf_counter_ns() - begin, *elapsed]
+        # The calls' own span: from the first thread's start to the last one's end, without
+        # waking or joining the threads.
+        wall = max(end for _, end in spans) - min(begin for begin, _ in spans)
+        return [wall, *(end - begin for begin, end in spans)]
 
     return run
 

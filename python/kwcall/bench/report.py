@@ -178,7 +178,7 @@ def markdown(cells: list[Cell], meta: dict[str, Any]) -> str:
         lines += _scaling_table(cells, stream)
     sharings = [s for s in py_threads.SHARING if any(c.labels.get("objects") == s for c in cells)]
     for sharing in sharings:
-        which = "a function object per thread" if sharing == "own" else "one shared object"
+        which = py_threads.SHARING_TEXT[sharing]
         lines += ["", f"## Python-thread scaling (free-threaded), {which}: calls per second", ""]
         lines += [
             "Speedup: the route's rate over its own 1-thread rate; D ÷ A and F ÷ A divide kwcall's "
