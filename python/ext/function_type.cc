@@ -24,11 +24,11 @@ namespace {
 // An instance: tvm_ffi.Function's fields, then kwcall's. Calls on other threads read them
 // while Bind and SetPreprocess write them (shared_fields.h): so nothing a call may have loaded
 // is freed before the instance is, and each field is published only once what it points to
-// is complete. The entry point and the handle are read by CPython and tvm-ffi with plain
-// loads; every entry point copes with any mix of old and new values it may see.
+// is complete. CPython reads the entry point with a plain load, so it is written only while
+// no other thread can have the instance: made (make, copy), or unreachable (tp_clear).
 struct KwFunctionLayout {
   BaseLayout base;
-  vectorcallfunc vectorcall;  // the entry point, chosen by ChooseEntryPoint
+  vectorcallfunc vectorcall;  // the entry point: see "entry points"
   Binding* binding;           // nullptr until bound; then freed only with the instance
   PyObject* preprocess;       // owned; nullptr without a preprocess step
   PyObject* retired_steps;    // owned list of replaced preprocess steps, or nullptr
@@ -97,6 +97,10 @@ PyObject* UnpackFunction() {
 }
 
 // -- entry points ----------------------------------------------------------------------------
+// An instance bound before anyone else has it (make, copy) and never given a preprocess step
+// calls CallNative or CallBound, chosen once. One made unbound (new_unbound: bound and given
+// its step later, while other threads may call it) calls CallLate, which reads its state on
+// every call.
 
 PyObject* CallUnbound(PyObject* self, PyObject* const*, size_t, PyObject*) {
   PyObject* empty = PyTuple_New(0);
@@ -106,29 +110,20 @@ PyObject* CallUnbound(PyObject* self, PyObject* const*, size_t, PyObject*) {
   return result;
 }
 
-// A call that sees a bound entry point may still see the binding unpublished (another thread
-// is binding the instance): it runs as the unbound call it is ordered before.
+// The binding was set before the instance was shared: plain loads.
 PyObject* CallBound(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  const Binding* b = LoadAcquire(&Fields(self).binding);
-  if (TVM_FFI_PREDICT_FALSE(b == nullptr)) return CallUnbound(self, args, nargsf, kwnames);
-  return b->Call(self, args, PyVectorcall_NARGS(nargsf), kwnames);
+  return Fields(self).binding->Call(self, args, PyVectorcall_NARGS(nargsf), kwnames);
 }
 
 // Signatures whose full-arity positional call is native (binding_plan.h).
 PyObject* CallNative(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  const Binding* b = LoadAcquire(&Fields(self).binding);
-  if (TVM_FFI_PREDICT_FALSE(b == nullptr)) return CallUnbound(self, args, nargsf, kwnames);
-  return b->CallNative(self, args, PyVectorcall_NARGS(nargsf), kwnames);
+  return Fields(self).binding->CallNative(self, args, PyVectorcall_NARGS(nargsf), kwnames);
 }
 
-// With a preprocess step: (args, kwargs) go through it as a tuple and a dict, and what it
+// With a preprocess step: (args, kwargs) go through `step` as a tuple and a dict, and what it
 // returns is bound as usual.
-PyObject* CallPreprocessed(PyObject* self, PyObject* const* args, size_t nargsf,
-                           PyObject* kwnames) {
-  // A step replaced meanwhile stays alive (retired_steps); one removed leaves the plain call.
-  PyObject* step = LoadAcquire(&Fields(self).preprocess);
-  if (step == nullptr) return CallBound(self, args, nargsf, kwnames);
-  const Binding* binding = LoadAcquire(&Fields(self).binding);  // set before any step
+PyObject* CallPreprocessed(PyObject* self, const Binding* binding, PyObject* step,
+                           PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   PyObject* pos = PyTuple_New(nargs);
   PyObject* kw = PyDict_New();
@@ -189,16 +184,23 @@ PyObject* CallPreprocessed(PyObject* self, PyObject* const* args, size_t nargsf,
   return result;
 }
 
-// The one place an instance's entry point is chosen, from its state: unbound, with a
-// preprocess step, native positional calls, or the general binding. Called by the writer
-// of that state (in its critical section, or on an instance no other thread has).
-void ChooseEntryPoint(PyObject* self) {
-  KwFunctionLayout& fields = Fields(self);
-  const Binding* binding = fields.binding;
-  Publish(&fields.vectorcall, binding == nullptr                       ? CallUnbound
-                              : fields.preprocess != nullptr           ? CallPreprocessed
-                              : binding->plan().positional_is_native() ? CallNative
-                                                                       : CallBound);
+// An instance bound later, while other threads may call it: its state as it is now. A call
+// that sees no binding yet runs as the unbound call it is ordered before; a step replaced
+// meanwhile stays alive (retired_steps).
+PyObject* CallLate(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  const Binding* b = LoadAcquire(&Fields(self).binding);
+  if (b == nullptr) return CallUnbound(self, args, nargsf, kwnames);
+  if (PyObject* step = LoadAcquire(&Fields(self).preprocess)) {
+    return CallPreprocessed(self, b, step, args, nargsf, kwnames);
+  }
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  return b->plan().positional_is_native() ? b->CallNative(self, args, nargs, kwnames)
+                                          : b->Call(self, args, nargs, kwnames);
+}
+
+// The entry point of an instance bound before it is shared.
+vectorcallfunc BoundEntryPoint(const Binding& binding) {
+  return binding.plan().positional_is_native() ? CallNative : CallBound;
 }
 
 // -- lifetime --------------------------------------------------------------------------------
@@ -213,7 +215,7 @@ void DestroyBinding(PyObject* self) {
   fields.binding = nullptr;
   fields.preprocess = nullptr;
   fields.retired_steps = nullptr;
-  ChooseEntryPoint(self);
+  fields.vectorcall = CallLate;  // unreachable, or dying: no other thread reads it
   delete binding;
   Py_XDECREF(preprocess);
   Py_XDECREF(retired);
@@ -322,11 +324,12 @@ PyObject* Copy(PyObject* self, PyObject*) {
       Py_DECREF(copy);
       return nullptr;
     }
-    // The copy is this thread's alone until returned: plain stores.
+    // The copy is this thread's alone until returned: plain stores. It calls as self does:
+    // chosen once, or CallLate when self may still get a step.
     ResetHandle(copy, handle);
     Fields(copy).binding = copied;
     Fields(copy).preprocess = step;
-    ChooseEntryPoint(copy);
+    if (Fields(self).vectorcall != CallLate) Fields(copy).vectorcall = BoundEntryPoint(*copied);
   }
   ReleaseGilOf(copy) = ReleasesGil(self);
   if (PyObject* dict = reinterpret_cast<BaseLayout*>(self)->dict) {
@@ -473,16 +476,15 @@ PyObject* NewUnbound(PyTypeObject* cls, const char* message) {
     return nullptr;
   }
   ResetHandle(self, handle);
-  ChooseEntryPoint(self);
+  Fields(self).vectorcall = CallLate;  // no other thread has the instance yet
   return self;
 }
 
 constexpr const char* kAlreadyBound = "this kwcall.Function is already bound";
 
-// Publishes what Bind built, as one unit: the handle, then the binding, then the entry point,
-// so that a caller that sees one sees those before it. The old handle stays alive until the
-// instance dies: a call that read it may still be in it. False when another thread bound the
-// instance first.
+// Publishes what Bind built, as one unit: the handle, then the binding, so that a caller that
+// sees the binding sees the handle. The old handle stays alive until the instance dies: a call
+// that read it may still be in it. False when another thread bound the instance first.
 bool PublishBinding(PyObject* self, void* handle, Binding* binding) {
   bool published = false;
   KWCALL_BEGIN_CRITICAL_SECTION(self);
@@ -491,7 +493,6 @@ bool PublishBinding(PyObject* self, void* handle, Binding* binding) {
     fields.unbound_handle = ChandleOf(self);
     Publish(&ChandleOf(self), handle);
     Publish(&fields.binding, binding);
-    ChooseEntryPoint(self);
     published = true;
   }
   KWCALL_END_CRITICAL_SECTION();
@@ -556,12 +557,20 @@ int Bind(PyObject* self, PyObject* target, PyObject* signature) {
 PyObject* Make(PyTypeObject* cls, PyObject* target, PyObject* signature) {
   PyObject* self = NewUnbound(cls, nullptr);
   if (self != nullptr && Bind(self, target, signature) < 0) Py_CLEAR(self);
+  // Bound before anyone else has it: the entry point for its binding, chosen once.
+  if (self != nullptr) Fields(self).vectorcall = BoundEntryPoint(*Fields(self).binding);
   return self;
 }
 
 int SetPreprocess(PyObject* self, PyObject* preprocess) {
   if (!PyObject_TypeCheck(self, g_function_type) || LoadAcquire(&Fields(self).binding) == nullptr) {
     PyErr_SetString(PyExc_TypeError, "set_preprocess() needs a bound kwcall.Function");
+    return -1;
+  }
+  if (Fields(self).vectorcall != CallLate) {
+    PyErr_SetString(PyExc_TypeError,
+                    "set_preprocess() needs a kwcall.Function made by new_unbound and bound with "
+                    "bind(); one made by make() or wrap() calls its binding directly");
     return -1;
   }
   if (preprocess != Py_None && !PyCallable_Check(preprocess)) {
@@ -581,7 +590,6 @@ int SetPreprocess(PyObject* self, PyObject* preprocess) {
     status = -1;
   } else {
     Publish(&fields.preprocess, Py_XNewRef(step));
-    ChooseEntryPoint(self);
     Py_XDECREF(old);  // retired_steps holds it now
   }
   KWCALL_END_CRITICAL_SECTION();
