@@ -37,6 +37,14 @@ inline int& ReleaseGilOf(PyObject* obj) {
 }
 
 /*!
+ * \brief Whether a call of `obj` releases the GIL, read as one relaxed atomic load: a caller on
+ *        another thread may set `release_gil` meanwhile, and either value is right then.
+ */
+inline bool ReleasesGil(PyObject* obj) {
+  return __atomic_load_n(&ReleaseGilOf(obj), __ATOMIC_RELAXED) != 0;
+}
+
+/*!
  * \brief Check tvm_ffi.Function against BaseLayout; on a mismatch set ImportError naming the
  *        supported apache-tvm-ffi versions and return false.
  * \param function_type tvm_ffi.Function.

@@ -135,14 +135,16 @@ Binding::Binding(const Binding& other)
       signature_obj_(other.signature_obj_),
       defaults_tuple_(other.defaults_tuple_),
       unpack_fn_(other.unpack_fn_),
-      ffi_callee_(other.ffi_callee_),
       cpp_held_defaults_(other.cpp_held_defaults_) {
   for (PyObject* name : names_) Py_INCREF(name);
   for (PyObject* obj : {target_, signature_obj_, defaults_tuple_, unpack_fn_}) Py_INCREF(obj);
-  Py_XINCREF(ffi_callee_);
 }
 
-Binding* Binding::Copy() const { return new Binding(*this); }
+Binding* Binding::Copy() const {
+  std::unique_ptr<Binding> b(new Binding(*this));
+  if (ffi_callees_[0] != nullptr && !b->MakeCallees(ChandleOf(ffi_callees_[0]))) return nullptr;
+  return b.release();
+}
 
 Binding::~Binding() {
   for (PyObject* name : names_) Py_XDECREF(name);
@@ -150,7 +152,17 @@ Binding::~Binding() {
   Py_XDECREF(signature_obj_);
   Py_XDECREF(defaults_tuple_);
   Py_XDECREF(unpack_fn_);
-  Py_XDECREF(ffi_callee_);
+  for (PyObject* callee : ffi_callees_) Py_XDECREF(callee);
+}
+
+bool Binding::MakeCallees(void* handle) {
+  for (int release_gil : {0, 1}) {
+    PyObject* callee = NewFfiFunction(handle);
+    if (callee == nullptr) return false;
+    ReleaseGilOf(callee) = release_gil;
+    ffi_callees_[release_gil] = callee;
+  }
+  return true;
 }
 
 Binding* Binding::Make(const BindingPlan* plan, PyObject* target, PyObject* signature_obj,
@@ -184,9 +196,9 @@ Binding* Binding::Make(const BindingPlan* plan, PyObject* target, PyObject* sign
           static_cast<PyObject*>(TVMFFIOpaqueObjectGetCellPtr(opaque)->handle));
     }
   }
-  if (PyObject_TypeCheck(target, FfiObjects().function_type)) {
-    b->ffi_callee_ = NewFfiFunction(ChandleOf(target));
-    if (b->ffi_callee_ == nullptr) return nullptr;
+  if (PyObject_TypeCheck(target, FfiObjects().function_type) &&
+      !b->MakeCallees(ChandleOf(target))) {
+    return nullptr;
   }
   return b.release();
 }
@@ -332,12 +344,9 @@ PyObject* Binding::Unpack(PyObject* self, PyObject* const* bound) const {
 }
 
 PyObject* Binding::CallTarget(PyObject* self, PyObject* const* bound, Py_ssize_t n) const {
-  if (ffi_callee_ == nullptr) return PyObject_Vectorcall(target_, bound, n, nullptr);
-  // The target itself when it releases the GIL as this function does (the usual case), else
-  // the private twin, given this function's setting.
-  if (ReleaseGilOf(target_) == ReleaseGilOf(self)) return CallFfiFunction(target_, bound, n);
-  ReleaseGilOf(ffi_callee_) = ReleaseGilOf(self);
-  return CallFfiFunction(ffi_callee_, bound, n);
+  if (ffi_callees_[0] == nullptr) return PyObject_Vectorcall(target_, bound, n, nullptr);
+  // The private callee with this function's release_gil setting (read, never written here).
+  return CallFfiFunction(ffi_callees_[ReleasesGil(self)], bound, n);
 }
 
 // Who owns the Python defaults that the C++ signature holds (docs/DESIGN.md, "Who owns the

@@ -33,7 +33,10 @@ class Binding {
    */
   static Binding* Make(const BindingPlan* plan, PyObject* target, PyObject* signature_obj,
                        PyObject* defaults, PyObject* unpack_fn);
-  /*! \brief The same binding for a copy of the function (which shares its handle). */
+  /*!
+   * \brief The same binding for a copy of the function (which shares its handle), with
+   *        private callees of its own; nullptr with an exception set.
+   */
   Binding* Copy() const;
   ~Binding();
   Binding& operator=(const Binding&) = delete;
@@ -74,6 +77,8 @@ class Binding {
   PyObject* CallTarget(PyObject* self, PyObject* const* bound, Py_ssize_t n) const;
   PyObject* Unpack(PyObject* self, PyObject* const* bound) const;
   bool OwnsCppDefaults(PyObject* self) const;
+  // Makes ffi_callees_ for `handle`; false with an exception set.
+  bool MakeCallees(void* handle);
 
   const BindingPlan* plan_ = nullptr;  // borrowed from the C++ function self's handle holds
   int32_t arity_ = 0;
@@ -83,10 +88,12 @@ class Binding {
   PyObject* signature_obj_ = nullptr;   // owned
   PyObject* defaults_tuple_ = nullptr;  // owned
   PyObject* unpack_fn_ = nullptr;       // owned
-  // Python callers reach an FFI target through this private tvm_ffi.Function, which shares
-  // the target's handle and takes the caller's release_gil setting for each call; nullptr
-  // when the target is a Python callable, called directly.
-  PyObject* ffi_callee_ = nullptr;  // owned
+  // Python callers reach an FFI target through private tvm_ffi.Functions that share the
+  // target's handle, one per release_gil setting (index 0 keeps the GIL, 1 releases it), made
+  // with the binding and never written after: a call only picks one, so callers on other
+  // threads share nothing a call writes. Both nullptr when the target is a Python callable,
+  // called directly.
+  PyObject* ffi_callees_[2] = {nullptr, nullptr};  // owned
   // The Python defaults that the C++ signature holds as opaque objects, with those objects:
   // references the cycle collector sees only through their owner (see OwnsCppDefaults).
   std::vector<std::pair<const ffi::Object*, PyObject*>> cpp_held_defaults_;

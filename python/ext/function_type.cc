@@ -15,17 +15,24 @@
 #include "binding/binding_plan.h"
 #include "binding/small_array.h"
 #include "ffi_objects.h"
+#include "shared_fields.h"
 
 namespace kwcall {
 namespace python {
 namespace {
 
-// An instance: tvm_ffi.Function's fields, then kwcall's.
+// An instance: tvm_ffi.Function's fields, then kwcall's. Calls on other threads read them
+// while Bind and SetPreprocess write them (shared_fields.h): so nothing a call may have loaded
+// is freed before the instance is, and each field is published only once what it points to
+// is complete. CPython reads the entry point with a plain load, so it is written only while
+// no other thread can have the instance: made (make, copy), or unreachable (tp_clear).
 struct KwFunctionLayout {
   BaseLayout base;
-  vectorcallfunc vectorcall;  // the entry point, chosen by ChooseEntryPoint
-  Binding* binding;           // nullptr until bound
+  vectorcallfunc vectorcall;  // the entry point: see "entry points"
+  Binding* binding;           // nullptr until bound; then freed only with the instance
   PyObject* preprocess;       // owned; nullptr without a preprocess step
+  PyObject* retired_steps;    // owned list of replaced preprocess steps, or nullptr
+  void* unbound_handle;       // owned: the handle an instance had before Bind, or nullptr
 };
 
 KwFunctionLayout& Fields(PyObject* self) { return *reinterpret_cast<KwFunctionLayout*>(self); }
@@ -90,6 +97,10 @@ PyObject* UnpackFunction() {
 }
 
 // -- entry points ----------------------------------------------------------------------------
+// An instance bound before anyone else has it (make, copy) and never given a preprocess step
+// calls CallNative or CallBound, chosen once. One made unbound (new_unbound: bound and given
+// its step later, while other threads may call it) calls CallLate, which reads its state on
+// every call.
 
 PyObject* CallUnbound(PyObject* self, PyObject* const*, size_t, PyObject*) {
   PyObject* empty = PyTuple_New(0);
@@ -99,6 +110,7 @@ PyObject* CallUnbound(PyObject* self, PyObject* const*, size_t, PyObject*) {
   return result;
 }
 
+// The binding was set before the instance was shared: plain loads.
 PyObject* CallBound(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   return Fields(self).binding->Call(self, args, PyVectorcall_NARGS(nargsf), kwnames);
 }
@@ -108,10 +120,10 @@ PyObject* CallNative(PyObject* self, PyObject* const* args, size_t nargsf, PyObj
   return Fields(self).binding->CallNative(self, args, PyVectorcall_NARGS(nargsf), kwnames);
 }
 
-// With a preprocess step: (args, kwargs) go through it as a tuple and a dict, and what it
+// With a preprocess step: (args, kwargs) go through `step` as a tuple and a dict, and what it
 // returns is bound as usual.
-PyObject* CallPreprocessed(PyObject* self, PyObject* const* args, size_t nargsf,
-                           PyObject* kwnames) {
+PyObject* CallPreprocessed(PyObject* self, const Binding* binding, PyObject* step,
+                           PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   PyObject* pos = PyTuple_New(nargs);
   PyObject* kw = PyDict_New();
@@ -126,7 +138,7 @@ PyObject* CallPreprocessed(PyObject* self, PyObject* const* args, size_t nargsf,
     for (Py_ssize_t k = 0; ok && k < num_kw; ++k) {
       ok = PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) == 0;
     }
-    if (ok) out = PyObject_CallFunctionObjArgs(Fields(self).preprocess, pos, kw, nullptr);
+    if (ok) out = PyObject_CallFunctionObjArgs(step, pos, kw, nullptr);
   }
   Py_XDECREF(pos);
   Py_XDECREF(kw);
@@ -164,7 +176,7 @@ PyObject* CallPreprocessed(PyObject* self, PyObject* const* args, size_t nargsf,
       PyTuple_SET_ITEM(names, k, key);
       stack[static_cast<int32_t>(n + k++)] = value;
     }
-    if (ok) result = Fields(self).binding->Call(self, stack.data(), n, names);
+    if (ok) result = binding->Call(self, stack.data(), n, names);
   }
   Py_XDECREF(names);
   Py_DECREF(new_pos);
@@ -172,35 +184,52 @@ PyObject* CallPreprocessed(PyObject* self, PyObject* const* args, size_t nargsf,
   return result;
 }
 
-// The one place an instance's entry point is chosen, from its state: unbound, with a
-// preprocess step, native positional calls, or the general binding.
-void ChooseEntryPoint(PyObject* self) {
-  KwFunctionLayout& fields = Fields(self);
-  fields.vectorcall = fields.binding == nullptr                       ? CallUnbound
-                      : fields.preprocess != nullptr                  ? CallPreprocessed
-                      : fields.binding->plan().positional_is_native() ? CallNative
-                                                                      : CallBound;
+// An instance bound later, while other threads may call it: its state as it is now. A call
+// that sees no binding yet runs as the unbound call it is ordered before; a step replaced
+// meanwhile stays alive (retired_steps).
+PyObject* CallLate(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  const Binding* b = LoadAcquire(&Fields(self).binding);
+  if (b == nullptr) return CallUnbound(self, args, nargsf, kwnames);
+  if (PyObject* step = LoadAcquire(&Fields(self).preprocess)) {
+    return CallPreprocessed(self, b, step, args, nargsf, kwnames);
+  }
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  return b->plan().positional_is_native() ? b->CallNative(self, args, nargs, kwnames)
+                                          : b->Call(self, args, nargs, kwnames);
+}
+
+// The entry point of an instance bound before it is shared.
+vectorcallfunc BoundEntryPoint(const Binding& binding) {
+  return binding.plan().positional_is_native() ? CallNative : CallBound;
 }
 
 // -- lifetime --------------------------------------------------------------------------------
 
+// Only where no call can be in the instance: its dealloc, or tp_clear, which the collector runs
+// on unreachable objects only (a caller's reference would make it reachable).
 void DestroyBinding(PyObject* self) {
   KwFunctionLayout& fields = Fields(self);
   Binding* binding = fields.binding;
   PyObject* preprocess = fields.preprocess;
+  PyObject* retired = fields.retired_steps;
   fields.binding = nullptr;
   fields.preprocess = nullptr;
-  ChooseEntryPoint(self);
+  fields.retired_steps = nullptr;
+  fields.vectorcall = CallLate;  // unreachable, or dying: no other thread reads it
   delete binding;
   Py_XDECREF(preprocess);
+  Py_XDECREF(retired);
 }
 
+// The collector calls this with every other thread stopped (free-threaded CPython) or under
+// the GIL: plain reads, and no lock (a critical section here could wait on a stopped thread).
 int Traverse(PyObject* self, visitproc visit, void* arg) {
   Py_VISIT(Py_TYPE(self));
   if (const Binding* b = Fields(self).binding) {
     if (int err = b->Traverse(self, visit, arg)) return err;
   }
   Py_VISIT(Fields(self).preprocess);
+  Py_VISIT(Fields(self).retired_steps);
   return FfiObjects().function_type->tp_traverse(self, visit, arg);
 }
 
@@ -213,7 +242,9 @@ void Dealloc(PyObject* self) {
   PyTypeObject* type = Py_TYPE(self);
   PyObject_GC_UnTrack(self);
   DestroyBinding(self);
+  void* unbound_handle = Fields(self).unbound_handle;
   FfiObjects().function_type->tp_dealloc(self);
+  if (unbound_handle != nullptr) TVMFFIObjectDecRef(unbound_handle);
   Py_DECREF(type);
 }
 
@@ -227,7 +258,7 @@ PyObject* New(PyTypeObject*, PyObject*, PyObject*) {
 // -- attributes and methods ------------------------------------------------------------------
 
 PyObject* Repr(PyObject* self) {
-  const Binding* b = Fields(self).binding;
+  const Binding* b = LoadAcquire(&Fields(self).binding);
   if (b == nullptr) return PyUnicode_FromFormat("<%s (unbound)>", Py_TYPE(self)->tp_name);
   const std::string& name = b->signature().name();
   PyObject* shown =
@@ -240,14 +271,14 @@ PyObject* Repr(PyObject* self) {
 }
 
 PyObject* GetSignatureAttr(PyObject* self, void*) {
-  const Binding* b = Fields(self).binding;
+  const Binding* b = LoadAcquire(&Fields(self).binding);
   PyObject* value = b ? b->signature_obj() : Py_None;
   Py_INCREF(value);
   return value;
 }
 
 PyObject* GetTargetAttr(PyObject* self, void*) {
-  const Binding* b = Fields(self).binding;
+  const Binding* b = LoadAcquire(&Fields(self).binding);
   PyObject* value = b ? b->target() : Py_None;
   Py_INCREF(value);
   return value;
@@ -255,7 +286,7 @@ PyObject* GetTargetAttr(PyObject* self, void*) {
 
 // inspect.signature(f): the signature's inspect form, made when asked for.
 PyObject* GetInspectSignature(PyObject* self, void*) {
-  const Binding* b = Fields(self).binding;
+  const Binding* b = LoadAcquire(&Fields(self).binding);
   if (b == nullptr) Py_RETURN_NONE;
   return PyObject_CallMethod(b->signature_obj(), "to_inspect", nullptr);
 }
@@ -273,15 +304,34 @@ PyObject* AsObject(PyObject* self, PyObject*) {
 PyObject* Copy(PyObject* self, PyObject*) {
   PyObject* copy = NewUnbound(Py_TYPE(self), nullptr);
   if (copy == nullptr) return nullptr;
-  if (const Binding* b = Fields(self).binding) {
-    TVMFFIObjectIncRef(ChandleOf(self));
-    ResetHandle(copy, ChandleOf(self));
-    Fields(copy).binding = b->Copy();
-    Py_XINCREF(Fields(self).preprocess);
-    Fields(copy).preprocess = Fields(self).preprocess;
-    ChooseEntryPoint(copy);
+  // One consistent view of self's state, in case another thread binds it or sets its step.
+  const Binding* b = nullptr;
+  void* handle = nullptr;
+  PyObject* step = nullptr;
+  KWCALL_BEGIN_CRITICAL_SECTION(self);
+  b = Fields(self).binding;
+  if (b != nullptr) {
+    handle = ChandleOf(self);
+    TVMFFIObjectIncRef(handle);
+    step = Py_XNewRef(Fields(self).preprocess);
   }
-  ReleaseGilOf(copy) = ReleaseGilOf(self);
+  KWCALL_END_CRITICAL_SECTION();
+  if (b != nullptr) {
+    Binding* copied = b->Copy();  // binding, its objects and the copy's own private callees
+    if (copied == nullptr) {
+      TVMFFIObjectDecRef(handle);
+      Py_XDECREF(step);
+      Py_DECREF(copy);
+      return nullptr;
+    }
+    // The copy is this thread's alone until returned: plain stores. It calls as self does:
+    // chosen once, or CallLate when self may still get a step.
+    ResetHandle(copy, handle);
+    Fields(copy).binding = copied;
+    Fields(copy).preprocess = step;
+    if (Fields(self).vectorcall != CallLate) Fields(copy).vectorcall = BoundEntryPoint(*copied);
+  }
+  ReleaseGilOf(copy) = ReleasesGil(self);
   if (PyObject* dict = reinterpret_cast<BaseLayout*>(self)->dict) {
     PyObject* copied = PyDict_Copy(dict);
     if (copied == nullptr) {
@@ -337,9 +387,22 @@ PyType_Slot kSlots[] = {
 constexpr unsigned int kTypeFlags =
     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL;
 
+// An instance's size. Free-threaded CPython lets threads call their own functions at once, and
+// every call writes the object's reference count: instances made one after another (96 bytes
+// apart) would share cache lines, so each thread's count would evict its neighbour's fields.
+// Rounded up to whole cache lines, an instance gets lines of its own (the allocator aligns
+// 128-byte blocks to 128). Under the GIL no two threads run Python at once: no padding.
+#ifdef Py_GIL_DISABLED
+constexpr size_t kCacheLine = 64;
+constexpr size_t kInstanceSize =
+    (sizeof(KwFunctionLayout) + kCacheLine - 1) / kCacheLine * kCacheLine;
+#else
+constexpr size_t kInstanceSize = sizeof(KwFunctionLayout);
+#endif
+
 PyObject* MakeType(const char* name, PyObject* bases) {
   // Derived types add no C fields; their __dict__ is the base's.
-  PyType_Spec spec = {name, static_cast<int>(sizeof(KwFunctionLayout)), 0, kTypeFlags, kSlots};
+  PyType_Spec spec = {name, static_cast<int>(kInstanceSize), 0, kTypeFlags, kSlots};
   return PyType_FromSpecWithBases(&spec, bases);
 }
 
@@ -413,8 +476,27 @@ PyObject* NewUnbound(PyTypeObject* cls, const char* message) {
     return nullptr;
   }
   ResetHandle(self, handle);
-  ChooseEntryPoint(self);
+  Fields(self).vectorcall = CallLate;  // no other thread has the instance yet
   return self;
+}
+
+constexpr const char* kAlreadyBound = "this kwcall.Function is already bound";
+
+// Publishes what Bind built, as one unit: the handle, then the binding, so that a caller that
+// sees the binding sees the handle. The old handle stays alive until the instance dies: a call
+// that read it may still be in it. False when another thread bound the instance first.
+bool PublishBinding(PyObject* self, void* handle, Binding* binding) {
+  bool published = false;
+  KWCALL_BEGIN_CRITICAL_SECTION(self);
+  KwFunctionLayout& fields = Fields(self);
+  if (fields.binding == nullptr) {
+    fields.unbound_handle = ChandleOf(self);
+    Publish(&ChandleOf(self), handle);
+    Publish(&fields.binding, binding);
+    published = true;
+  }
+  KWCALL_END_CRITICAL_SECTION();
+  return published;
 }
 
 int Bind(PyObject* self, PyObject* target, PyObject* signature) {
@@ -422,8 +504,8 @@ int Bind(PyObject* self, PyObject* target, PyObject* signature) {
     PyErr_SetString(PyExc_TypeError, "bind() needs a kwcall.Function");
     return -1;
   }
-  if (Fields(self).binding != nullptr) {
-    PyErr_SetString(PyExc_RuntimeError, "this kwcall.Function is already bound");
+  if (LoadAcquire(&Fields(self).binding) != nullptr) {
+    PyErr_SetString(PyExc_RuntimeError, kAlreadyBound);
     return -1;
   }
   std::optional<Signature> sig = SignatureOf(signature);
@@ -454,10 +536,13 @@ int Bind(PyObject* self, PyObject* target, PyObject* signature) {
                             target, signature, defaults, unpack_fn);
   }
   if (binding != nullptr) {
-    ResetHandle(self, handle);
-    Fields(self).binding = binding;
-    ChooseEntryPoint(self);
-    handle = nullptr;
+    if (PublishBinding(self, handle, binding)) {
+      handle = nullptr;
+    } else {
+      delete binding;
+      binding = nullptr;
+      PyErr_SetString(PyExc_RuntimeError, kAlreadyBound);
+    }
   }
   if (handle != nullptr) TVMFFIObjectDecRef(handle);
   const bool ok = binding != nullptr && PyObject_SetAttrString(self, "__name__", name) == 0 &&
@@ -472,12 +557,20 @@ int Bind(PyObject* self, PyObject* target, PyObject* signature) {
 PyObject* Make(PyTypeObject* cls, PyObject* target, PyObject* signature) {
   PyObject* self = NewUnbound(cls, nullptr);
   if (self != nullptr && Bind(self, target, signature) < 0) Py_CLEAR(self);
+  // Bound before anyone else has it: the entry point for its binding, chosen once.
+  if (self != nullptr) Fields(self).vectorcall = BoundEntryPoint(*Fields(self).binding);
   return self;
 }
 
 int SetPreprocess(PyObject* self, PyObject* preprocess) {
-  if (!PyObject_TypeCheck(self, g_function_type) || Fields(self).binding == nullptr) {
+  if (!PyObject_TypeCheck(self, g_function_type) || LoadAcquire(&Fields(self).binding) == nullptr) {
     PyErr_SetString(PyExc_TypeError, "set_preprocess() needs a bound kwcall.Function");
+    return -1;
+  }
+  if (Fields(self).vectorcall != CallLate) {
+    PyErr_SetString(PyExc_TypeError,
+                    "set_preprocess() needs a kwcall.Function made by new_unbound and bound with "
+                    "bind(); one made by make() or wrap() calls its binding directly");
     return -1;
   }
   if (preprocess != Py_None && !PyCallable_Check(preprocess)) {
@@ -485,10 +578,22 @@ int SetPreprocess(PyObject* self, PyObject* preprocess) {
     return -1;
   }
   PyObject* step = preprocess == Py_None ? nullptr : preprocess;
-  Py_XINCREF(step);
-  Py_XSETREF(Fields(self).preprocess, step);
-  ChooseEntryPoint(self);
-  return 0;
+  int status = 0;
+  KWCALL_BEGIN_CRITICAL_SECTION(self);
+  KwFunctionLayout& fields = Fields(self);
+  // A call on another thread may be running the step this one replaces: it is kept (retired)
+  // until the instance dies instead of released now.
+  PyObject* old = fields.preprocess;
+  if (old != nullptr && fields.retired_steps == nullptr) fields.retired_steps = PyList_New(0);
+  if (old != nullptr &&
+      (fields.retired_steps == nullptr || PyList_Append(fields.retired_steps, old) < 0)) {
+    status = -1;
+  } else {
+    Publish(&fields.preprocess, Py_XNewRef(step));
+    Py_XDECREF(old);  // retired_steps holds it now
+  }
+  KWCALL_END_CRITICAL_SECTION();
+  return status;
 }
 
 }  // namespace python

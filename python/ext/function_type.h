@@ -55,8 +55,10 @@ int Bind(PyObject* self, PyObject* target, PyObject* signature);
 
 /*!
  * \brief Pass each Python call's (args, kwargs) through `preprocess(args, kwargs) -> (args,
- *        kwargs)` before binding (None removes the step). The step has its own entry point,
- *        so functions without one pay nothing for it. -1 on error.
+ *        kwargs)` before binding (None removes the step), also while other threads call.
+ *        Only for an instance made by NewUnbound, whose entry point reads its state on every
+ *        call; one made by Make calls its binding directly and pays nothing for steps. -1 on
+ *        error.
  */
 int SetPreprocess(PyObject* self, PyObject* preprocess);
 

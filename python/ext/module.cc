@@ -94,32 +94,45 @@ PyMethodDef kMethods[] = {
      "Pass each call's (args, kwargs) through a Python step before binding."},
     {nullptr, nullptr, 0, nullptr}};
 
-PyModuleDef kModule = {PyModuleDef_HEAD_INIT, "_kwcall", "kwcall's CPython extension.", -1,
-                       kMethods};
+// Runs when the module is imported: the process-wide objects on the first import (CPython
+// serialises imports), then the module's attributes.
+int ExecModule(PyObject* module) {
+  if (FunctionType() == nullptr) {
+    if (!InitFfiObjects() || CreateFunctionType() == nullptr) return -1;
+    // Binding errors read as the running interpreter's: 3.13 added "Did you mean".
+    SetKeywordSuggestions(PY_VERSION_HEX >= 0x030D0000);
+  }
+  PyObject* type = reinterpret_cast<PyObject*>(FunctionType());
+  Py_INCREF(type);
+  if (PyModule_AddObject(module, "Function", type) < 0) {
+    Py_DECREF(type);
+    return -1;
+  }
+  if (PyModule_AddStringConstant(module, "__version__", KWCALL_VERSION) < 0) return -1;
+  // Compiled in, so that loading exported code needs none of kwcall's headers at run time.
+  return PyModule_AddStringConstant(module, "SIGNATURE_FUNCTION_PREFIX",
+                                    KWCALL_SIGNATURE_FUNCTION_PREFIX);
+}
+
+PyModuleDef_Slot kSlots[] = {
+    {Py_mod_exec, reinterpret_cast<void*>(ExecModule)},
+#ifdef Py_mod_multiple_interpreters
+    // kwcall.Function and the tvm_ffi objects are process-wide, made by the first import.
+    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
+#endif
+#ifdef Py_mod_gil
+    // Free-threaded CPython keeps the GIL off for this module: callers share nothing a call
+    // writes, and what Bind and SetPreprocess change is published safely (docs/DESIGN.md,
+    // "Free-threaded CPython").
+    {Py_mod_gil, Py_MOD_GIL_NOT_USED},
+#endif
+    {0, nullptr}};
+
+PyModuleDef kModule = {
+    PyModuleDef_HEAD_INIT, "_kwcall", "kwcall's CPython extension.", 0, kMethods, kSlots};
 
 }  // namespace
 }  // namespace python
 }  // namespace kwcall
 
-PyMODINIT_FUNC PyInit__kwcall() {
-  namespace py = kwcall::python;
-  if (py::FunctionType() == nullptr) {
-    if (!py::InitFfiObjects() || py::CreateFunctionType() == nullptr) return nullptr;
-    // Binding errors read as the running interpreter's: 3.13 added "Did you mean".
-    kwcall::SetKeywordSuggestions(PY_VERSION_HEX >= 0x030D0000);
-  }
-  PyObject* module = PyModule_Create(&py::kModule);
-  if (module == nullptr) return nullptr;
-  PyObject* type = reinterpret_cast<PyObject*>(py::FunctionType());
-  Py_INCREF(type);
-  if (PyModule_AddObject(module, "Function", type) < 0 ||
-      PyModule_AddStringConstant(module, "__version__", KWCALL_VERSION) < 0 ||
-      // Compiled in, so that loading exported code needs none of kwcall's headers at run time.
-      PyModule_AddStringConstant(module, "SIGNATURE_FUNCTION_PREFIX",
-                                 KWCALL_SIGNATURE_FUNCTION_PREFIX) < 0) {
-    Py_DECREF(type);
-    Py_DECREF(module);
-    return nullptr;
-  }
-  return module;
-}
+PyMODINIT_FUNC PyInit__kwcall() { return PyModuleDef_Init(&kwcall::python::kModule); }

@@ -59,7 +59,8 @@ def bind(fn: Function, target: Any, signature: Signature, /) -> None:
 def set_preprocess(
     fn: Function, preprocess: Callable[[tuple, dict], tuple[Any, dict]] | None, /
 ) -> None:
-    """Pass each Python call's (args, kwargs) through ``preprocess`` before binding."""
+    """Pass each Python call's (args, kwargs) through ``preprocess`` before binding (an
+    instance made by ``new_unbound``)."""
 
 def derive_type(qualified_name: str, extra_bases: tuple[type, ...], /) -> type[Function]:
     """Create a type derived from kwcall.Function and ``extra_bases`` that keeps its

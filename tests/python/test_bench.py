@@ -12,6 +12,10 @@ from helpers import TIME_SCALE
 
 pytest.importorskip("matplotlib")
 
+from kwcall.bench import build, py_threads, routes  # noqa: E402  # needs the bench extra
+
+FREE_THREADED = py_threads.free_threaded()
+
 
 def test_quick_mode_writes_every_output(tmp_path):
     proc = subprocess.run(
@@ -47,7 +51,9 @@ def test_quick_mode_writes_every_output(tmp_path):
     data = json.loads((run_dir / "results.json").read_text())
     assert data["machine"]["cpu_count"] >= 1
     groups = {cell["group"] for cell in data["cells"]}
-    assert groups == {"cpp", "python", "threads"}
+    # Python threads scale only where they run at once: free-threaded CPython, GIL off.
+    assert groups == {"cpp", "python", "threads"} | ({"py_threads"} if FREE_THREADED else set())
+    assert ("Python-thread scaling (free-threaded)" in table) == FREE_THREADED
     assert all(len(cell["samples_ns"]) == 2 for cell in data["cells"])
     assert (run_dir / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # What was measured travels with the numbers.
@@ -70,5 +76,17 @@ def test_quick_mode_writes_every_output(tmp_path):
     calling_thread = table.split("## From C++, on the thread Python called")[1].split("## ")[0]
     (d_row,) = [line for line in calling_thread.splitlines() if line.startswith("| D |")]
     scalars_x_a = d_row.strip("|").split("|")[3].strip()
-    key = ("cpp", "python_thread", "scalars", None, 1, "D")
+    key = ("cpp", "python_thread", "scalars", None, None, 1, "D")
     assert f"{ratios[key]:.2f}" == scalars_x_a
+
+
+def test_python_thread_runner_times_every_thread():
+    """The Python-thread cells' runner, on any build: each way of sharing and each route makes
+    its calls on every thread and reports the span and each thread's time."""
+    modules = build.build("cpu")  # the cache the quick run above filled
+    (mix,) = [m for m in routes.make_mixes(modules, "cpu") if m.name == "scalars"]
+    for sharing in py_threads.SHARING:
+        for route in py_threads.PY_SCALING_ROUTES:
+            span, *per_thread = py_threads.runner(mix, route, 2, sharing)(50)
+            assert len(per_thread) == 2 and all(0 < t <= span for t in per_thread)
+    assert bool(py_threads.cells([mix], quick=True)) == FREE_THREADED

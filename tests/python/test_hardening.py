@@ -295,11 +295,21 @@ def test_keyword_with_lone_surrogate_is_reported_as_cpython_does():
 
 
 def test_preprocess_step_with_non_string_keys():
-    f = kwcall.wrap(collect, kwcall.Signature(["a"], name="f"))
+    f = kwcall._kwcall.new_unbound(kwcall.Function)
+    kwcall._kwcall.bind(f, collect, kwcall.Signature(["a"], name="f"))
     kwcall._kwcall.set_preprocess(f, lambda args, kwargs: (args, {1: 2}))
     with pytest.raises(TypeError, match="^keywords must be strings$"):
         f(1)
     kwcall._kwcall.set_preprocess(f, None)
+    assert plain(f(1)) == (1,)
+
+
+def test_preprocess_step_needs_an_instance_bound_late():
+    # A function made by wrap() calls its binding directly (its entry point is chosen once,
+    # before any other thread can call it): a step cannot be added under running callers.
+    f = kwcall.wrap(collect, kwcall.Signature(["a"], name="f"))
+    with pytest.raises(TypeError, match=r"^set_preprocess\(\) needs a kwcall.Function made by"):
+        kwcall._kwcall.set_preprocess(f, lambda args, kwargs: (args, kwargs))
     assert plain(f(1)) == (1,)
 
 

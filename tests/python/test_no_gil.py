@@ -1,4 +1,4 @@
-"""C++ callers of a kwcall function never take the GIL.
+"""C++ callers of a kwcall function never need Python.
 
 A native probe (``native/gil_probe.cc``, built once per session with tvm-ffi's C++
 tooling) starts C++ threads that look a global function up by name and call it
@@ -7,17 +7,31 @@ then waits for them *while holding the GIL* (``release_gil = False`` on the prob
 ``wait``); the threads make no call before ``wait`` starts, so every call falls in
 that window. A kwcall function must finish every call in that window; a Python-callback
 function, the same harness otherwise, must finish none, which shows the test can fail.
+
+Free-threaded CPython has no GIL to hold, so those window tests skip there; what they prove
+is shown on every build by C++ threads that call while Python threads run hot loops and call
+the same function, each C++ call reporting whether its thread had Python attached.
 """
 
 from __future__ import annotations
 
 import sys
+import sysconfig
 import threading
 import time
 
 import kwcall
 import pytest
 import tvm_ffi
+from helpers import TIME_SCALE
+
+#: Whether the GIL is off in this process (a free-threaded build that left it off).
+NO_GIL = bool(sysconfig.get_config_var("Py_GIL_DISABLED")) and not sys._is_gil_enabled()
+needs_gil = pytest.mark.skipif(
+    NO_GIL,
+    reason="free-threaded CPython with the GIL off: no thread can hold the GIL, so there is no "
+    "window to call in (test_cpp_threads_call_while_python_threads_run_hot_loops covers it)",
+)
 
 
 @pytest.fixture
@@ -71,6 +85,7 @@ def _register_kwcall_add3(probe, name: str) -> kwcall.Function:
     return f
 
 
+@needs_gil
 def test_kwcall_function_runs_while_python_holds_gil(probe, heartbeat):
     name = "kwcall.test.no_gil.add3"
     _register_kwcall_add3(probe, name)
@@ -88,6 +103,7 @@ def test_kwcall_function_runs_while_python_holds_gil(probe, heartbeat):
     assert heartbeat and heartbeat[-1] > end  # the heartbeat thread was alive after it
 
 
+@needs_gil
 def test_kwcall_function_from_concurrent_cpp_threads(probe, heartbeat):
     name = "kwcall.test.no_gil.add3_mt"
     _register_kwcall_add3(probe, name)
@@ -103,6 +119,7 @@ def test_kwcall_function_from_concurrent_cpp_threads(probe, heartbeat):
     assert _beats_inside(heartbeat, begin, end) == 0
 
 
+@needs_gil
 def test_python_callback_cannot_run_while_python_holds_gil(probe, heartbeat):
     """Negative control: the same harness against a Python callback must time out."""
     name = "kwcall.test.no_gil.py_add3"
@@ -158,3 +175,39 @@ def test_register_once_then_cpp_threads_look_up_and_call(probe):
             tvm_ffi.remove_global_func(name)  # after every C++ thread has finished
     assert (done, mismatches) == (8 * 20_000, 0)
     assert python_calls and set(python_calls) == {6}
+
+
+def test_cpp_threads_call_while_python_threads_run_hot_loops(probe):
+    """C++ threads call a kwcall function while Python threads spin in pure-Python loops and
+    call the same function. Every C++ call returns right and finds its thread without Python
+    attached (PyGILState_Check in the target); Python callers that keep the GIL
+    (release_gil=False) find it attached, which shows the probe can see it."""
+    sig = kwcall.Signature(["a", "b"], name="gil_held")
+    f = kwcall.wrap(probe.gil_held, sig)
+    keeps_gil = kwcall.wrap(probe.gil_held, sig)
+    keeps_gil.release_gil = False
+    stop = threading.Event()
+    results: list[list] = [[] for _ in range(4)]
+
+    def hot_loop(i: int) -> None:
+        fn = keeps_gil if i % 2 else f
+        while not stop.is_set():
+            sum(j * j for j in range(200))  # pure Python work between calls
+            results[i].append(tuple(fn(i, b=len(results[i]))))
+
+    threads = [threading.Thread(target=hot_loop, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    call = probe.get_function("call_and_check_attached")
+    call.release_gil = True  # the Python threads run meanwhile, under the GIL too
+    try:
+        done, attached, mismatches = call(f, 20_000, 4)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=60 * TIME_SCALE)
+    assert (done, attached, mismatches) == (4 * 20_000, 0, 0)
+    for i, calls in enumerate(results):
+        assert calls, f"Python thread {i} made no call"
+        want_attached = 1 if i % 2 else 0
+        assert calls == [(want_attached, i, n) for n in range(len(calls))]

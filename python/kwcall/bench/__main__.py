@@ -17,7 +17,7 @@ import tvm_ffi
 
 import kwcall
 
-from . import build, cells, cpp_routes, python_routes, report, routes, threads
+from . import build, cells, cpp_routes, py_threads, python_routes, report, routes, threads
 
 # (samples per cell, seconds per sample)
 MODES = {"quick": (7, 0.01), "full": (21, 0.05)}
@@ -110,6 +110,7 @@ def machine(device: str) -> dict[str, Any]:
         "kwcall": kwcall.__version__,
         # Other load skews every number, thread scaling most: record it beside them.
         "loadavg_1min_at_start": os.getloadavg()[0],
+        "gil": "off (free-threaded)" if py_threads.free_threaded() else "on",
     }
     try:
         from importlib.metadata import version
@@ -184,6 +185,7 @@ def main(argv: list[str] | None = None) -> Path:
             cpp_routes.cells(modules, mixes, device_id)
             + python_routes.cells(mixes)
             + threads.cells(modules, mixes, device_id, args.quick, streams)
+            + py_threads.cells(mixes, args.quick)
         )
         bar = progress_bar(len(todo) * (reps + 1), args.no_progress)
         cells.run_all(todo, reps, sample_s, bar)
@@ -206,6 +208,10 @@ def main(argv: list[str] | None = None) -> Path:
         "mixes": [(m.name, m.label) for m in mixes],
         "machine": details,
         "thread_counts": threads.thread_counts(args.quick),
+        "free_threaded": py_threads.free_threaded(),
+        "python_thread_counts": py_threads.thread_counts(args.quick)
+        if py_threads.free_threaded()
+        else [],
     }
     out_dir = args.out / datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     print(report.write_all(out_dir, todo, meta))

@@ -17,7 +17,7 @@ from typing import Any
 from .cells import Cell, from_json, paired_ratio
 
 # The labels that identify a cell apart from its route.
-KEY_LABELS = ("group", "caller", "mix", "stream", "threads")
+KEY_LABELS = ("group", "caller", "mix", "stream", "objects", "threads")
 
 
 def load(path: Path) -> dict[str, Any]:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from . import py_threads
 from .cells import Cell, paired_difference, paired_ratio
 from .python_routes import PY_ROUTES
 from .routes import ROUTES
@@ -115,6 +116,17 @@ def design_targets(cells: list[Cell], device: str) -> list[tuple[str, str, bool]
         ("Python → kwcall 2 keywords < make_kwargs_wrapper", f"F ÷ C kw = {pf_c:.3f}", pf_c < 1),
         ("C++ threads ≥ 1.8× at 2 threads (kwcall)", f"D(2) ÷ D(1) = {scale:.2f}", scale >= 1.8),
     ]
+    if any(c.group == "py_threads" for c in cells):
+        goal = py_threads.SPEEDUP_GOAL
+        for route, text in (("D", "positional"), ("F", "2 keywords")):
+            worst = min(py_threads.speedup_ratios(cells, "own", route).values())
+            out.append(
+                (
+                    f"Python threads: kwcall {text} speedup ≥ {goal}× tvm-ffi's (own objects)",
+                    f"worst {route} ÷ A speedup = {worst:.2f}",
+                    worst >= goal,
+                )
+            )
     if device == "cuda":
         launch = ratio("D", "A", "python_thread", "tensors3")
         out.append(
@@ -134,6 +146,7 @@ def markdown(cells: list[Cell], meta: dict[str, Any]) -> str:
         f"{machine['cpu']} ({machine['cpu_count']} cores), {machine['platform']}, "
         f"Python {machine['python']}, apache-tvm-ffi {machine['tvm_ffi']}, "
         f"kwcall {machine['kwcall']}"
+        + (f", GIL {machine['gil']}" if machine.get("gil") else "")
         + (f", {machine['gpu']}" if machine.get("gpu") else "")
         + f"; 1-minute load average at start {machine['loadavg_1min_at_start']:.2f}",
         "",
@@ -163,6 +176,16 @@ def markdown(cells: list[Cell], meta: dict[str, Any]) -> str:
     for stream in streams:
         lines += ["", f"## Thread scaling, {titles[stream]}: calls per second", ""]
         lines += _scaling_table(cells, stream)
+    sharings = [s for s in py_threads.SHARING if any(c.labels.get("objects") == s for c in cells)]
+    for sharing in sharings:
+        which = py_threads.SHARING_TEXT[sharing]
+        lines += ["", f"## Python-thread scaling (free-threaded), {which}: calls per second", ""]
+        lines += [
+            "Speedup: the route's rate over its own 1-thread rate; D ÷ A and F ÷ A divide kwcall's "
+            "speedup by the bare tvm-ffi function's.",
+            "",
+        ]
+        lines += py_threads.scaling_table(cells, sharing)
     lines += ["", "## Performance targets (docs/DESIGN.md)", "", "| target | measured | met |"]
     lines += ["|---|---|---|"]
     for target, measured, met in design_targets(cells, meta["device"]):

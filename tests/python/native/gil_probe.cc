@@ -158,8 +158,36 @@ ffi::Array<int64_t> LookUpAndCall(ffi::Array<ffi::String> names, int64_t num_cal
   return {completed.load(), mismatches.load()};
 }
 
+// Calls f (a kwcall function over gil_held) num_calls times on each of num_threads threads,
+// natively and with tvm-ffi's KWARGS convention, and counts the calls whose thread had Python
+// attached (PyGILState_Check): a plain C++ thread never has, unless calling f attached it.
+// Returns [completed calls, calls that saw Python attached, wrong results or errors].
+ffi::Array<int64_t> CallAndCheckAttached(ffi::Function f, int64_t num_calls, int64_t num_threads) {
+  std::atomic<int64_t> completed{0}, attached{0}, mismatches{0};
+  std::vector<std::thread> threads;
+  for (int64_t t = 0; t < num_threads; ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        ffi::Any kwargs = ffi::Function::GetGlobalRequired("ffi.GetKwargsObject")();
+        for (int64_t i = 0; i < num_calls; ++i) {
+          const int64_t a = i, b = t;
+          auto got = (i % 2 ? f(a, b) : f(a, kwargs, "b", b)).cast<ffi::Array<int64_t>>();
+          if (got.size() != 3 || got[1] != a || got[2] != b) mismatches.fetch_add(1);
+          if (got.size() == 3 && got[0] != 0) attached.fetch_add(1);
+          completed.fetch_add(1);
+        }
+      } catch (...) {
+        mismatches.fetch_add(1);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  return {completed.load(), attached.load(), mismatches.load()};
+}
+
 }  // namespace
 
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(call_and_check_attached, CallAndCheckAttached);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(look_up_and_call, LookUpAndCall);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(add3, Add3);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(gil_held, GilHeld);
