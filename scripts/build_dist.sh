@@ -4,7 +4,8 @@
 #   1. a lean sdist (`python -m build --sdist`; pyproject.toml's sdist.exclude keeps tests,
 #      fuzz corpus, benchmark results and scripts out), then `twine check`;
 #   2. one wheel per supported CPython (SUPPORTED_PYTHONS in scripts/lib.sh), each built from
-#      that sdist by its own Python, here or in the Debian root that has it (scripts/roots.sh),
+#      that sdist by its own Python, here or in the Debian root that has it (scripts/roots.sh;
+#      free-threaded 3.13t built here, scripts/free_threaded_python.sh),
 #      with the g++ and glibc of a Debian bullseye root (scripts/root_cxx.sh) and libstdc++
 #      linked statically: the wheels need only bullseye's glibc and the system's libgcc_s;
 #   3. each wheel repaired with `auditwheel repair` to the oldest manylinux tag it meets
@@ -16,13 +17,14 @@
 #      (glibc 2.31, g++ 10 for the CMake consumer), with that CPython built there from source.
 #
 #   bash scripts/build_dist.sh              # every supported Python
-#   bash scripts/build_dist.sh 3.12 3.14    # those only
+#   bash scripts/build_dist.sh 3.12 3.13t   # those only
 # Tools live in build/dist-tools; full logs in build/logs/dist*.log.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/roots.sh"
 source "$(dirname "$0")/source_python.sh"
 source "$(dirname "$0")/wheel.sh"
+source "$(dirname "$0")/free_threaded_python.sh"
 cd "$KWCALL_ROOT"
 
 versions=("$@")
@@ -34,18 +36,22 @@ OLD_ROOT=bullseye
 WHEEL_TESTS=(tests/python/test_cpython_oracle.py tests/python/test_cpp_package.py
   tests/python/test_cpp_exceptions.py)
 
-# What the frontends and the wheels' test environments get, at requirements/tested.txt's pins.
+# What the frontends and the wheels' test environments get, at the pins for each Python
+# (scripts/pins.py: requirements/tested.txt, free-threaded.txt's in their place for 3.13t).
 BUILD_PINS=(scikit-build-core apache-tvm-ffi cmake ninja)
 TEST_PINS=(apache-tvm-ffi pytest hypothesis cmake ninja)
 
-# quoted_pins NAME...: those packages' lines of requirements/tested.txt (with their markers),
-# each quoted for a shell command line.
+# quoted_pins VERSION NAME...: those packages' pin lines for Python VERSION (with their markers,
+# which that Python's pip applies), each quoted for a shell command line.
 quoted_pins() {
-  local name
-  for name in "$@"; do
-    grep -E "^${name}==" requirements/tested.txt | sed "s/.*/'&'/" | tr '\n' ' '
-  done
+  local version=$1
+  shift
+  "$python" scripts/pins.py --markers $(free_threaded "$version" && echo --free-threaded) "$@" |
+    sed "s/.*/'&'/" | tr '\n' ' '
 }
+
+# wheel_tags VERSION: the interpreter and ABI tags of Python VERSION's wheel ("cp313-cp313t").
+wheel_tags() { echo "cp${1//[.t]/}-cp${1/./}"; }
 
 tools=$KWCALL_ROOT/build/dist-tools
 if [ ! -x "$tools/bin/auditwheel" ]; then
@@ -57,7 +63,7 @@ fi
 
 # Wheels of the Pythons not named this time stay in dist/.
 rm -rf build/dist-raw build/dist-src build/dist-smoke dist/kwcall-*.tar.gz
-for version in "${versions[@]}"; do rm -f dist/kwcall-*-cp${version/./}-*.whl; done
+for version in "${versions[@]}"; do rm -f dist/kwcall-*-"$(wheel_tags "$version")"-*.whl; done
 mkdir -p dist build/dist-raw build/dist-src
 step "python -m build --sdist (log: $log)"
 logged "$log" "$tools/bin/python" -m build --sdist --outdir dist .
@@ -88,13 +94,13 @@ system() {
 
 # test_wheel WHEEL SMOKE PYTHON RUN...: with RUN (a command prefix saying where), makes a clean
 # environment SMOKE with PYTHON (a shell word, expanded there), installs WHEEL and the test
-# pins into it, and runs WHEEL_TESTS; says the outcome's last line.
+# pins of Python $version into it, and runs WHEEL_TESTS; says the outcome's last line.
 test_wheel() {
   local wheel=$1 smoke=$2 python=$3
   shift 3
   rm -rf "$smoke"
   logged_ok "$vlog" "$@" bash -c "source scripts/lib.sh && $python -m venv $smoke &&
-      $smoke/bin/python -m pip install --disable-pip-version-check $wheel $(quoted_pins "${TEST_PINS[@]}")" &&
+      $smoke/bin/python -m pip install --disable-pip-version-check $wheel $(quoted_pins "$version" "${TEST_PINS[@]}")" &&
     "$@" "$smoke/bin/python" -m pytest -p no:cacheprovider -q "${WHEEL_TESTS[@]}" |
     tee -a "$vlog" | tail -1 | sed 's/^/    /'
 }
@@ -105,6 +111,7 @@ for version in "${versions[@]}"; do
   vlog=$KWCALL_LOGS/dist-$version.log
   : >"$vlog"
   root=$(python_root "$version") || root=""
+  if free_threaded "$version"; then ensure_free_threaded_python "$version" "$vlog"; fi
   if [ -z "$root" ] && ! find_python "$version" >/dev/null; then
     result[$version]="no Python $version here"
     continue
@@ -115,7 +122,7 @@ for version in "${versions[@]}"; do
     step "build environment $venv (log: $vlog)"
     logged "$vlog" where "$version" bash -c "source scripts/lib.sh &&
       \$(find_python $version) -m venv $venv &&
-      $venv/bin/python -m pip install --disable-pip-version-check $(quoted_pins "${BUILD_PINS[@]}")"
+      $venv/bin/python -m pip install --disable-pip-version-check $(quoted_pins "$version" "${BUILD_PINS[@]}")"
   fi
   step "wheel for Python $version${root:+ (in the $root root)}, g++ and glibc of $OLD_ROOT (log: $vlog)"
   rm -rf "$src/build"
@@ -124,9 +131,9 @@ for version in "${versions[@]}"; do
     status=1
     continue
   fi
-  raw=$(ls build/dist-raw/kwcall-*-cp${version/./}-*.whl)
+  raw=$(ls build/dist-raw/kwcall-*-"$(wheel_tags "$version")"-*.whl)
   repair_wheel "$vlog" "$tools/bin/auditwheel" "$raw" dist env PATH="$tools/bin:$PATH" | tee -a "$vlog"
-  wheel=$(ls dist/kwcall-*-cp${version/./}-*manylinux*.whl)
+  wheel=$(ls dist/kwcall-*-"$(wheel_tags "$version")"-*manylinux*.whl)
 
   step "install $(basename "$wheel") into a clean environment and test it (log: $vlog)"
   if test_wheel "$wheel" "build/dist-smoke/$version" "\$(find_python $version)" where "$version"; then

@@ -1,8 +1,9 @@
 # Shared by kwcall's scripts: steps that say what they do, full logs in build/logs/, finding
 # Python interpreters, and virtual environments with the tested packages. Source it.
 KWCALL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# The CPython versions kwcall supports and tests (pyproject.toml's classifiers say the same).
-SUPPORTED_PYTHONS=(3.10 3.11 3.12 3.13 3.14 3.15)
+# The CPython versions kwcall supports and tests (pyproject.toml's classifiers say the same);
+# 3.13t is free-threaded CPython 3.13.
+SUPPORTED_PYTHONS=(3.10 3.11 3.12 3.13 3.13t 3.14 3.15)
 KWCALL_LOGS=${KWCALL_LOGS:-$KWCALL_ROOT/build/logs}
 mkdir -p "$KWCALL_LOGS"
 
@@ -29,13 +30,24 @@ logged_ok() {
 # logged LOG COMMAND...: logged_ok, exiting on failure.
 logged() { logged_ok "$@" || exit 1; }
 
-# find_python VERSION (3.12): the interpreter's path, from PATH or pyenv; empty when absent.
+# What the scripts call a Python: "3.12", or "3.13t" for a free-threaded build (no GIL).
+PYTHON_VERSION_TAG='import sys, sysconfig
+print("%d.%d%s" % (*sys.version_info[:2], "t" * bool(sysconfig.get_config_var("Py_GIL_DISABLED"))))'
+# Where scripts/free_threaded_python.sh builds the free-threaded Pythons (3.13t).
+KWCALL_PYTHONS=${KWCALL_PYTHONS:-$KWCALL_ROOT/build/pythons}
+
+# free_threaded VERSION: whether VERSION names a free-threaded Python ("3.13t").
+free_threaded() { [[ $1 == *t ]]; }
+
+# find_python VERSION (3.12, 3.13t): the interpreter's path, from PATH, pyenv or (free-threaded)
+# build/pythons; empty when absent.
 find_python() {
   local version=$1 candidate
   for candidate in "python$version" \
-    "$(pyenv root 2>/dev/null)"/versions/"$version"*/bin/"python$version"; do
+    "$(pyenv root 2>/dev/null)"/versions/"$version"*/bin/"python$version" \
+    "$KWCALL_PYTHONS/$version/bin/python$version"; do
     candidate=$(command -v "$candidate" 2>/dev/null) || continue
-    if "$candidate" -c "import sys; sys.exit(sys.version_info[:2] != tuple(map(int, '$version'.split('.'))))" 2>/dev/null; then
+    if [ "$(python_version "$candidate" 2>/dev/null)" = "$version" ]; then
       echo "$candidate"
       return 0
     fi
@@ -51,32 +63,24 @@ venv_path() {
   else echo "$KWCALL_ROOT/.venv"; fi
 }
 
-# python_version PYTHON: "3.11".
-python_version() { "$1" -c 'import sys; print("%d.%d" % sys.version_info[:2])'; }
+# python_version PYTHON: "3.11", or "3.13t" for a free-threaded build.
+python_version() { "$1" -c "$PYTHON_VERSION_TAG"; }
 
-# ensure_venv PYTHON VENV LOG: a virtual environment with requirements/tested.txt installed
-# (redone only when that file or the interpreter changed).
+# ensure_venv PYTHON VENV LOG: a virtual environment with the pins for PYTHON installed
+# (scripts/pins.py: requirements/tested.txt's, with requirements/free-threaded.txt's in their
+# place on a free-threaded Python), redone only when they or the interpreter changed.
 ensure_venv() {
-  local python=$1 venv=$2 log=$3 stamp
+  local python=$1 venv=$2 log=$3 pins=$2/kwcall-requirements.txt stamp=$2/.kwcall-requirements
   if [ ! -x "$venv/bin/python" ]; then
     step "create $venv ($("$python" --version 2>&1))"
     logged "$log" "$python" -m venv "$venv"
   fi
-  stamp="$venv/.kwcall-requirements"
-  if ! { "$venv/bin/python" --version; cat "$KWCALL_ROOT/requirements/tested.txt"; } 2>&1 |
-    cmp -s - "$stamp"; then
-    step "pip install -r requirements/tested.txt into $venv (log: $log)"
-    # What this Python gets: the pins, with the lines that apply to it by their markers.
-    "$venv/bin/python" - "$KWCALL_ROOT/requirements/tested.txt" <<'PY'
-import sys
-from pip._vendor.packaging.requirements import Requirement
-for line in open(sys.argv[1]):
-    line = line.split("#")[0].strip()
-    if line and (Requirement(line).marker is None or Requirement(line).marker.evaluate()):
-        print("    " + str(Requirement(line)).split(";")[0])
-PY
-    logged "$log" "$venv/bin/python" -m pip install --disable-pip-version-check \
-      -r "$KWCALL_ROOT/requirements/tested.txt"
-    { "$venv/bin/python" --version; cat "$KWCALL_ROOT/requirements/tested.txt"; } >"$stamp" 2>&1
+  "$venv/bin/python" "$KWCALL_ROOT/scripts/pins.py" >"$pins"
+  if ! { "$venv/bin/python" --version; cat "$pins"; } 2>&1 | cmp -s - "$stamp"; then
+    step "pip install -r $pins: the pins for Python $(python_version "$venv/bin/python")" \
+      "(scripts/pins.py; log: $log)"
+    sed 's/^/    /' "$pins"
+    logged "$log" "$venv/bin/python" -m pip install --disable-pip-version-check -r "$pins"
+    { "$venv/bin/python" --version; cat "$pins"; } >"$stamp" 2>&1
   fi
 }

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Everything kwcall needs on a fresh Debian machine, each step shown as it runs and logged in
 # full to build/logs/: system packages (GoogleTest, Google Benchmark), a virtual environment
-# with the tested Python packages (requirements/tested.txt), kwcall built and installed into
-# it, and the C++ tests and benchmarks in build/cpp. Safe to run again: each step is skipped
-# when already done. Everything stays inside the clone.
+# with the tested Python packages (requirements/, through scripts/pins.py), kwcall built and
+# installed into it, and the C++ tests and benchmarks in build/cpp. Safe to run again: each
+# step is skipped when already done. Everything stays inside the clone.
 #
 #   bash scripts/setup.sh                  # python3 from PATH, into .venv
 #   bash scripts/setup.sh --python 3.12    # that Python (PATH or pyenv), into .venv-3.12
+#   bash scripts/setup.sh --python 3.13t   # free-threaded CPython 3.13, built into build/pythons
+#                                          # the first time, into .venv-3.13t
 #   bash scripts/setup.sh --no-cpp         # skip the C++ tests and benchmarks
 # PYTHON and KWCALL_VENV choose the interpreter and the environment folder instead.
 set -euo pipefail
@@ -19,6 +21,10 @@ cpp=1
 while [ $# -gt 0 ]; do
   case $1 in
     --python)
+      if free_threaded "$2"; then  # none here: built once (scripts/free_threaded_python.sh)
+        source "$(dirname "$0")/free_threaded_python.sh"
+        ensure_free_threaded_python "$2" "$KWCALL_LOGS/python-$2.log"
+      fi
       python=$(find_python "$2") || { echo "no Python $2 on PATH or in pyenv" >&2; exit 1; }
       venv=$(venv_path "$2")
       shift 2 ;;

@@ -5,7 +5,8 @@
 #   bash scripts/test.sh                  # python3 from PATH (extra arguments go to pytest)
 #   bash scripts/test.sh --python 3.12    # one supported Python, from PATH or pyenv, or made
 #                                         # in a Debian root (3.14, 3.15: scripts/roots.sh)
-#   bash scripts/test.sh --all-pythons    # every supported Python (3.10-3.15)
+#   bash scripts/test.sh --python 3.13t   # free-threaded CPython 3.13, built here the first time
+#   bash scripts/test.sh --all-pythons    # every supported Python (3.10-3.15, and 3.13t)
 #   bash scripts/test.sh --ci             # what CI runs: all Pythons, CuTeDSL 4.6.0 too,
 #                                         # and a short run of each fuzzer
 #   bash scripts/test.sh --no-cpp ...     # pytest only: no C++ tests built or run
@@ -44,6 +45,8 @@ run_suite() {
   if [ -n "$version" ]; then bash scripts/setup.sh --python "$version" "$@"; else bash scripts/setup.sh "$@"; fi
   venv=$(venv_path "$version")
   step "pytest tests/python with $("$venv/bin/python" --version 2>&1)"
+  # A free-threaded Python: the GIL as kwcall's extension leaves it (never forced off here).
+  if free_threaded "$version"; then "$venv/bin/python" scripts/gil_after_import.py; fi
   "$venv/bin/python" -m pytest tests/python -p no:cacheprovider "${pytest_args[@]}"
 }
 
@@ -68,7 +71,8 @@ status=0
 cpp_done=0
 for version in "${SUPPORTED_PYTHONS[@]}"; do
   native=0  # this machine's own Python, not one in a Debian root
-  find_python "$version" >/dev/null && native=1
+  # A free-threaded Python is built here when missing (scripts/free_threaded_python.sh).
+  if find_python "$version" >/dev/null || free_threaded "$version"; then native=1; fi
   if [ "$native" = 0 ] && ! python_root "$version" >/dev/null; then
     result[$version]="not found on PATH or in pyenv"
     continue

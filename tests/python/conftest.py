@@ -4,31 +4,36 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from pathlib import Path
 
 import pytest
-from helpers import build_native
-from packaging.requirements import Requirement
+from helpers import REPOSITORY, build_native, load_file_module
 
-REQUIREMENTS = Path(__file__).resolve().parents[2] / "requirements" / "tested.txt"
+#: scripts/pins.py: which pins apply to this interpreter (requirements/tested.txt, and on a
+#: free-threaded build requirements/free-threaded.txt); absent outside the repository.
+PINS_SCRIPT = REPOSITORY / "scripts" / "pins.py"
 CUTE_TESTS = ("test_cute.py", "test_cute_gpu.py")
 
 
 def _cute_left_out() -> str | None:
-    """Why CuTeDSL is not installed on this Python, when its pin's marker leaves it out."""
-    if importlib.util.find_spec("cutlass") is not None or not REQUIREMENTS.exists():
+    """Why CuTeDSL is not installed on this Python, when no pin of it applies here."""
+    if importlib.util.find_spec("cutlass") is not None or not PINS_SCRIPT.exists():
         return None
-    for line in REQUIREMENTS.read_text().splitlines():
-        line = line.split("#")[0].strip()
-        if line.startswith("nvidia-cutlass-dsl"):
-            requirement = Requirement(line)
-            if requirement.marker is not None and not requirement.marker.evaluate():
-                return (
-                    f"nvidia-cutlass-dsl publishes no wheels for CPython "
-                    f"{sys.version_info[0]}.{sys.version_info[1]}, so CuTeDSL is not installed "
-                    f"here (requirements/tested.txt: {line})"
-                )
-    return None
+    pins = load_file_module(PINS_SCRIPT, "kwcall_pins")
+    free_threaded = pins.running_free_threaded()
+    lines = [
+        (path, line)
+        for path, line in pins.pin_lines(free_threaded)
+        if pins.package_name(line) == "nvidia-cutlass-dsl"
+    ]
+    if not lines or any(pins.applies(line) for _, line in lines):
+        return None
+    build = "free-threaded CPython" if free_threaded else "CPython"
+    path, line = lines[0]
+    return (
+        f"nvidia-cutlass-dsl publishes no wheels for {build} "
+        f"{sys.version_info[0]}.{sys.version_info[1]}, so CuTeDSL is not installed here "
+        f"(requirements/{path.name}: {line})"
+    )
 
 
 CUTE_LEFT_OUT = _cute_left_out()

@@ -23,6 +23,9 @@ TIME_SCALE = float(os.environ.get("KWCALL_TEST_TIME_SCALE", "1"))
 #: C++ sources of the native helper modules some tests build.
 NATIVE = Path(__file__).parent / "native"
 
+#: The clone the tests run from (its scripts and build backend are not on sys.path).
+REPOSITORY = Path(__file__).resolve().parents[2]
+
 #: tvm-ffi releases before 0.1.12 have no tvm_ffi.utils.unpack_dataclass, which kwcall uses
 #: to flatten dataclass parameters.
 HAS_UNPACK = importlib.util.find_spec("tvm_ffi.utils.unpack_dataclass") is not None
@@ -176,3 +179,11 @@ def internals_global(name: str) -> tvm_ffi.Function:
             )
         _TESTING_MODULE.append(tvm_ffi.load_module(path))
     return tvm_ffi.get_global_func(name)
+
+
+def load_file_module(path: Path, name: str):
+    """The module in ``path``, a file not on sys.path (a script, the build backend)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
