@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
-# The README's commands on a fresh machine, as a new user would run them. In a minimal Debian 12
-# root made with debootstrap (minbase with git, python3, ca-certificates and sudo, nothing
-# else; build/fresh/root), with a clone of COMMIT made inside:
-#   1. as root: bash scripts/demo.sh, then bash scripts/test.sh;
-#   2. as a plain user with passwordless sudo, in a clone of its own: the same two commands,
-#      then bash scripts/test.sh --all-pythons (the sid root made inside the fresh one), and a
-#      check that the user's clone holds no file of root's outside build/roots;
+# The README's commands on a fresh machine, as a new user would run them. Two copies of a
+# minimal Debian 12 made with debootstrap (minbase with git, python3, ca-certificates and sudo,
+# nothing else), each with a clone of COMMIT made inside:
+#   1. build/fresh/root, as root: bash scripts/demo.sh, then bash scripts/test.sh;
+#   2. build/fresh/user, as a plain user with passwordless sudo: the same two commands, then
+#      bash scripts/test.sh --all-pythons (the sid root made inside this one), and a check that
+#      the user's clone holds no file of root's outside build/roots;
 # then, on this machine, in a fresh clone where no root was ever made:
 #   3. bash scripts/build_dist.sh, and a check that dist/ has a wheel for every supported
-#      CPython (this machine's Pythons: a fresh Debian 12 has only its 3.11).
-# Each command's result and time are printed as it ends, and all of them at the end.
+#      CPython (from this machine's Pythons: a fresh Debian 12 has only its 3.11).
+# Each command's result and time are printed as it ends, and all of them at the end. A step
+# runs only when the steps before it passed.
 #
 #   bash scripts/test_fresh.sh [COMMIT [REPO]]    # COMMIT of REPO (default: HEAD of this clone)
 #
-# Needs root (sudo otherwise), Debian's mirror and PyPI. The root reaches them as this machine
+# Needs root (sudo otherwise), Debian's mirror and PyPI. The roots reach them as this machine
 # does: its Debian mirror and apt proxy, and its pip configuration for each command only
-# (scripts/roots.sh's root_exec: nothing of it is written into the root). Logs:
+# (scripts/roots.sh's root_exec: nothing of it is written into a root). Logs:
 # build/logs/fresh-*.log. build/fresh is removed when every step passed and kept otherwise.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -25,7 +26,6 @@ commit=${1:-HEAD}
 repo=$(cd "${2:-$KWCALL_ROOT}" && pwd)
 sha=$(git -C "$repo" rev-parse --verify "$commit^{commit}")
 work=$KWCALL_ROOT/build/fresh
-fresh=$work/root
 user=kwfresh
 mirror=${DEBIAN_MIRROR:-$(host_debian_mirror)}
 start_all=$SECONDS
@@ -41,31 +41,35 @@ timed() {
   : >"$log"
   # In a subshell: a step that exits on failure (logged) ends itself, not this script.
   logged_ok "$log" in_subshell "$@" || { outcome="FAILED (exit $?)"; status=1; }
-  results+=("$(printf '%-58s %-16s %s' "$label" "$outcome" "$(elapsed "$start")")")
+  results+=("$(printf '%-62s %-16s %s' "$label" "$outcome" "$(elapsed "$start")")")
   echo "    $outcome after $(elapsed "$start")"
   [ "$outcome" = passed ]
 }
 
 in_subshell() { ("$@"); }
 
-# as_root_inside COMMAND...: COMMAND inside the fresh root as root, in root's clone; as_plain_user:
-# as the plain user, in that user's clone.
-as_root_inside() { root_exec "$fresh" "" bash -c 'cd /root/kwcall && exec "$@"' as_root "$@"; }
+# as_root_inside COMMAND...: COMMAND as root in root's clone in build/fresh/root.
+as_root_inside() { root_exec "$work/root" "" bash -c 'cd /root/kwcall && exec "$@"' as_root "$@"; }
+# as_plain_user COMMAND...: COMMAND as the plain user in build/fresh/user, in the user's home.
 as_plain_user() {
-  root_exec "$fresh" "" setpriv --reuid="$user" --regid="$user" --init-groups \
+  root_exec "$work/user" "" setpriv --reuid="$user" --regid="$user" --init-groups \
     env HOME="/home/$user" USER="$user" LOGNAME="$user" \
-    bash -c 'cd ~/kwcall && exec "$@"' as_plain_user "$@"
+    bash -c 'cd ~ && exec "$@"' as_plain_user "$@"
 }
 
-# make_fresh_root: the fresh root, with the commit's repository in /srv/kwcall.git.
-make_fresh_root() {
-  debootstrap_root "$fresh" bookworm amd64 git,python3,ca-certificates,sudo \
+# make_fresh_roots: build/fresh/root with the commit's repository in /srv/kwcall.git, and
+# build/fresh/user, a copy of it with the plain user added.
+make_fresh_roots() {
+  debootstrap_root "$work/root" bookworm amd64 git,python3,ca-certificates,sudo \
     "$KWCALL_LOGS/fresh-root.log" "$mirror" &&
-    root_network_files "$fresh" &&
-    as_root cp -a "$work/kwcall.git" "$fresh/srv/kwcall.git"
+    root_network_files "$work/root" &&
+    as_root cp -a "$work/kwcall.git" "$work/root/srv/kwcall.git" &&
+    as_root cp -a "$work/root" "$work/user" &&
+    root_exec "$work/user" "" bash -c "useradd --create-home --shell /bin/bash $user &&
+      echo '$user ALL=(ALL) NOPASSWD: ALL' >/etc/sudoers.d/$user &&
+      chmod 440 /etc/sudoers.d/$user"
 }
 
-# Nothing runs unless every earlier step passed: a later step would only repeat the failure.
 step "commit $sha of $repo; Debian mirror ${mirror:-deb.debian.org}"
 git -C "$repo" log -1 --format='    %h %s' "$sha"
 remove_tree "$work"
@@ -73,23 +77,20 @@ mkdir -p "$work"
 git init -q --bare "$work/kwcall.git"
 git -C "$work/kwcall.git" fetch -q "$repo" "$sha:refs/heads/fresh"
 
-timed root "debootstrap Debian 12 (minbase, git python3 ca-certificates sudo)" make_fresh_root &&
-  timed root-clone "as root: git clone" root_exec "$fresh" "" \
+timed root "debootstrap Debian 12 (minbase, git python3 ca-certificates sudo)" make_fresh_roots &&
+  timed root-clone "as root: git clone" root_exec "$work/root" "" \
     git clone -q -b fresh /srv/kwcall.git /root/kwcall &&
   timed root-demo "as root: bash scripts/demo.sh" as_root_inside bash scripts/demo.sh &&
   timed root-test "as root: bash scripts/test.sh" as_root_inside bash scripts/test.sh &&
-  timed user-add "a plain user, $user, with passwordless sudo" root_exec "$fresh" "" bash -c "
-    useradd --create-home --shell /bin/bash $user &&
-    echo '$user ALL=(ALL) NOPASSWD: ALL' >/etc/sudoers.d/$user && chmod 440 /etc/sudoers.d/$user" &&
-  timed user-clone "as $user: git clone" root_exec "$fresh" "" setpriv --reuid="$user" \
-    --regid="$user" --init-groups env HOME="/home/$user" \
-    git -c safe.directory='*' clone -q -b fresh /srv/kwcall.git "/home/$user/kwcall" &&
-  timed user-demo "as $user: bash scripts/demo.sh" as_plain_user bash scripts/demo.sh &&
-  timed user-test "as $user: bash scripts/test.sh" as_plain_user bash scripts/test.sh &&
+  timed user-clone "as $user (passwordless sudo): git clone" as_plain_user \
+    git -c safe.directory='*' clone -q -b fresh /srv/kwcall.git kwcall &&
+  timed user-demo "as $user: bash scripts/demo.sh" as_plain_user bash -c 'cd kwcall && bash scripts/demo.sh' &&
+  timed user-test "as $user: bash scripts/test.sh" as_plain_user bash -c 'cd kwcall && bash scripts/test.sh' &&
   timed user-all "as $user: bash scripts/test.sh --all-pythons" \
-    as_plain_user bash scripts/test.sh --all-pythons &&
+    as_plain_user bash -c 'cd kwcall && bash scripts/test.sh --all-pythons' &&
   timed user-owner "as $user: no file of root's in the clone outside build/roots" \
-    as_plain_user bash -c '! find . -path ./build/roots -prune -o -uid 0 -print | grep .' || true
+    as_plain_user bash -c 'cd kwcall && ! find . -path ./build/roots -prune -o -uid 0 -print | grep .' ||
+  true
 
 # build_dist.sh on this machine, in a fresh clone (no roots, no environments).
 # wheels_for_every_python CLONE: names the wheel in CLONE/dist for each supported CPython.
