@@ -17,7 +17,8 @@
 #
 #   bash scripts/build_dist.sh              # every supported Python
 #   bash scripts/build_dist.sh 3.12 3.14    # those only
-# Tools live in build/dist-tools; full logs in build/logs/dist*.log.
+# Tools live in build/dist-tools; full logs in build/logs/dist*.log. Making and entering the
+# Debian roots needs root: sudo when not run as root.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/roots.sh"
@@ -107,7 +108,8 @@ for version in "${versions[@]}"; do
   : >"$vlog"
   root=$(python_root "$version") || root=""
   if [ -z "$root" ] && ! find_python "$version" >/dev/null; then
-    result[$version]="no Python $version here"
+    result[$version]="no wheel: no Python $version on PATH or in pyenv, nor a root for it"
+    status=1
     continue
   fi
   [ -z "$root" ] || ensure_root "$root" "$KWCALL_LOGS/root-$root.log"

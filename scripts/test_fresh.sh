@@ -22,6 +22,9 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/roots.sh"
 
+# All of it in braces: bash reads the whole before running any, so editing this file while it
+# runs (it takes an hour or more) changes nothing in that run.
+{
 commit=${1:-HEAD}
 repo=$(cd "${2:-$KWCALL_ROOT}" && pwd)
 sha=$(git -C "$repo" rev-parse --verify "$commit^{commit}")
@@ -58,7 +61,8 @@ as_plain_user() {
 }
 
 # make_fresh_roots: build/fresh/root with the commit's repository in /srv/kwcall.git, and
-# build/fresh/user, a copy of it with the plain user added.
+# build/fresh/user, a copy of it with the plain user added (the repository is the user's: git
+# refuses to read a repository of another user's).
 make_fresh_roots() {
   debootstrap_root "$work/root" bookworm amd64 git,python3,ca-certificates,sudo \
     "$KWCALL_LOGS/fresh-root.log" "$mirror" &&
@@ -67,7 +71,7 @@ make_fresh_roots() {
     as_root cp -a "$work/root" "$work/user" &&
     root_exec "$work/user" "" bash -c "useradd --create-home --shell /bin/bash $user &&
       echo '$user ALL=(ALL) NOPASSWD: ALL' >/etc/sudoers.d/$user &&
-      chmod 440 /etc/sudoers.d/$user"
+      chmod 440 /etc/sudoers.d/$user && chown -R $user: /srv/kwcall.git"
 }
 
 step "commit $sha of $repo; Debian mirror ${mirror:-deb.debian.org}"
@@ -83,7 +87,7 @@ timed root "debootstrap Debian 12 (minbase, git python3 ca-certificates sudo)" m
   timed root-demo "as root: bash scripts/demo.sh" as_root_inside bash scripts/demo.sh &&
   timed root-test "as root: bash scripts/test.sh" as_root_inside bash scripts/test.sh &&
   timed user-clone "as $user (passwordless sudo): git clone" as_plain_user \
-    git -c safe.directory='*' clone -q -b fresh /srv/kwcall.git kwcall &&
+    git clone -q -b fresh /srv/kwcall.git kwcall &&
   timed user-demo "as $user: bash scripts/demo.sh" as_plain_user bash -c 'cd kwcall && bash scripts/demo.sh' &&
   timed user-test "as $user: bash scripts/test.sh" as_plain_user bash -c 'cd kwcall && bash scripts/test.sh' &&
   timed user-all "as $user: bash scripts/test.sh --all-pythons" \
@@ -97,7 +101,8 @@ timed root "debootstrap Debian 12 (minbase, git python3 ca-certificates sudo)" m
 wheels_for_every_python() {
   local version wheel missing=0
   for version in "${SUPPORTED_PYTHONS[@]}"; do
-    wheel=$(ls "$1"/dist/kwcall-*-cp${version/./}-*manylinux*.whl 2>/dev/null) || wheel=""
+    wheel=$(ls "$1"/dist/kwcall-*-cp${version/./}-cp${version/./}-*manylinux*.whl 2>/dev/null) ||
+      wheel=""
     if [ -n "$wheel" ]; then echo "    $(basename "$wheel")"; else echo "    none for Python $version"; missing=1; fi
   done
   return $missing
@@ -119,3 +124,4 @@ else
   echo "    kept for a look: $work (remove it with: bash -c 'source scripts/lib.sh; source scripts/roots.sh; remove_tree $work')"
 fi
 exit $status
+}
