@@ -134,9 +134,11 @@ debootstrap_root() {
   as_root mv "$dir.new" "$dir"
 }
 
-# root_network_files DIR: DNS and the CA bundle as this machine has them, for pip inside.
+# root_network_files DIR: DNS, host names (sudo inside looks up this machine's name) and the
+# CA bundle as this machine has them, for apt and pip inside.
 root_network_files() {
   as_root cp -L /etc/resolv.conf "$1/etc/resolv.conf"
+  as_root cp -L /etc/hosts "$1/etc/hosts"
   [ ! -f /etc/ssl/certs/ca-certificates.crt ] ||
     as_root cp -L /etc/ssl/certs/ca-certificates.crt "$1/etc/ssl/certs/ca-certificates.crt"
 }
@@ -162,70 +164,26 @@ in_root() {
 }
 
 # root_exec DIR CLONE COMMAND...: COMMAND as root inside the Debian root DIR, in CLONE (or in
-# "/" when CLONE is empty), with a clean environment. The mounts are made in a private mount
-# namespace made for the command, so none is seen outside it and all go when it ends: DIR on
-# itself (so that "/" is a mount point inside, and scripts there can make private namespaces
-# of their own), /proc, /dev, CLONE at its own path, and a read-only tmpfs at /run/kwcall-host
-# with this machine's pip configuration (PIP_CONFIG_FILE; it may hold index tokens, so it is
-# never written into DIR) and apt settings (APT_CONFIG). When the caller is not root, the
-# files COMMAND made in CLONE (outside the roots) are given back to the caller.
+# "/" when CLONE is empty), with a clean environment, through scripts/root_exec.sh: in a
+# private mount namespace of its own, so no mount is seen outside it and all go when it ends.
+# The caller's pip configuration (it may hold index tokens) reaches COMMAND on a read-only
+# tmpfs, never written into DIR; when the caller is not root, the files COMMAND made in CLONE
+# (outside the roots) are given back to the caller.
 root_exec() {
   local dir=$1 clone=$2 file pip_files=()
   shift 2
-  # The caller's pip configuration, in pip's own order (the later wins): the machine's, the
-  # user's, PIP_CONFIG_FILE (in a root, the one root_exec passed). /etc/xdg/pip is left out:
-  # it is where a machine's constraint files live, by paths that mean nothing in a root.
-  for file in /etc/pip.conf "$HOME/.pip/pip.conf" "$HOME/.config/pip/pip.conf" \
-    "${PIP_CONFIG_FILE:-}"; do
+  # The pip configuration files the caller's pip reads, in its order (the later wins): the
+  # machine's, then the user's, or PIP_CONFIG_FILE instead of the user's when it exists (in a
+  # root, the one root_exec passed). /etc/xdg/pip is left out: a file there may name files of
+  # this machine (constraints) by paths a root does not have.
+  local user_files=("$HOME/.pip/pip.conf" "$HOME/.config/pip/pip.conf")
+  [ ! -f "${PIP_CONFIG_FILE:-}" ] || user_files=("$PIP_CONFIG_FILE")
+  for file in /etc/pip.conf "${user_files[@]}"; do
     [ -f "$file" ] && pip_files+=("$file")
   done
   refuse_unless_root_is_mount_point || return 1
-  as_root env TERM="${TERM:-dumb}" CI="${CI:-}" \
-    unshare --mount --propagation private bash -c "$ROOT_EXEC_SCRIPT" root_exec "$dir" \
-    "$clone" "$(id -u):$(id -g)" "$KWCALL_ROOTS" "$(printf '%s\n' "${pip_files[@]}")" \
-    "$(host_apt_config)" "${DEBIAN_MIRROR:-}" "$@"
+  as_root env TERM="${TERM:-dumb}" CI="${CI:-}" unshare --mount --propagation private \
+    bash "$KWCALL_ROOT/scripts/root_exec.sh" "$dir" "$clone" "$(id -u):$(id -g)" \
+    "$KWCALL_ROOTS" "$(printf '%s\n' "${pip_files[@]}")" "$(host_apt_config)" \
+    "${DEBIAN_MIRROR:-}" "$@"
 }
-
-# What root_exec runs as root in the new namespace.
-ROOT_EXEC_SCRIPT='
-set -euo pipefail
-dir=$1 clone=$2 owner=$3 roots=$4 pip_files=$5 apt_config=$6 mirror=$7
-shift 7
-mount --bind "$dir" "$dir"
-mount -t proc proc "$dir/proc"
-mount --rbind /dev "$dir/dev"
-host=$dir/run/kwcall-host
-mkdir -p "$host"
-mount -t tmpfs -o size=1m,mode=0755 kwcall-host "$host"
-env=()
-if [ -n "$pip_files" ]; then
-  mapfile -t files <<<"$pip_files"
-  python3 -c "
-import configparser, sys
-merged = configparser.RawConfigParser()
-merged.read(sys.argv[2:])
-with open(sys.argv[1], \"w\") as out:
-    merged.write(out)" "$host/pip.conf" "${files[@]}"
-  env+=(PIP_CONFIG_FILE=/run/kwcall-host/pip.conf)
-fi
-if [ -n "$apt_config" ]; then
-  printf "%s\n" "$apt_config" >"$host/apt.conf"
-  env+=(APT_CONFIG=/run/kwcall-host/apt.conf)
-fi
-chmod -R a+rX "$host"
-mount -o remount,ro "$host"
-[ -z "$mirror" ] || env+=(DEBIAN_MIRROR="$mirror")
-if [ -n "$clone" ]; then
-  mkdir -p "$dir$clone"
-  mount --bind "$clone" "$dir$clone"
-fi
-status=0
-chroot "$dir" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM="$TERM" CI="$CI" \
-  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-  PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_DEFAULT_TIMEOUT=180 "${env[@]}" \
-  /bin/bash -c "cd \"\$0\" && exec \"\$@\"" "${clone:-/}" "$@" || status=$?
-if [ -n "$clone" ] && [ "$owner" != 0:0 ]; then
-  find "$clone" -path "$roots" -prune -o -uid 0 -print0 | xargs -0r chown -h "$owner"
-fi
-exit $status
-'

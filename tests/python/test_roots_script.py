@@ -5,6 +5,7 @@ a root is removed only when nothing is mounted below it. Mount namespaces need r
 
 from __future__ import annotations
 
+import configparser
 import os
 import shlex
 import shutil
@@ -59,14 +60,20 @@ def mounts_under(path: Path) -> list[str]:
 def test_in_root_mounts_and_pip_config_stay_in_its_namespace(tmp_path):
     roots, home = tmp_path / "roots", tmp_path / "home"
     root = tiny_root(roots)
+    # The user's two pip files, the legacy one read first, as pip reads them.
+    (home / ".pip").mkdir(parents=True)
+    (home / ".pip" / "pip.conf").write_text(
+        "[global]\nindex-url = https://old.invalid/simple\ntimeout = 7\n"
+    )
     (home / ".config" / "pip").mkdir(parents=True)
     (home / ".config" / "pip" / "pip.conf").write_text(
         f"[global]\nindex-url = https://{TOKEN}@pypi.invalid/simple\n"
+        "[install]\n# a comment\nfind-links =\n    /one\n    /two\n"
     )
     # Inside: say what it sees, then wait (bounded) for the test to look from outside.
     inside = (
         'echo "root is a mount point: $(mountpoint -q / && echo yes)"; '
-        'echo "pip: $(<"$PIP_CONFIG_FILE")"; : >/tmp/started; '
+        'echo "$(<"$PIP_CONFIG_FILE")"; : >/tmp/started; '
         "for i in {1..1200}; do [ -e /tmp/go ] && break; sleep 0.05; done"
     )
     proc = subprocess.Popen(
@@ -92,8 +99,14 @@ def test_in_root_mounts_and_pip_config_stay_in_its_namespace(tmp_path):
             proc.kill()
             proc.wait()
     assert proc.returncode == 0, err
-    assert "root is a mount point: yes" in out  # so scripts inside can make private namespaces
-    assert f"index-url = https://{TOKEN}@pypi.invalid/simple" in out
+    first_line, pip_conf = out.split("\n", 1)
+    assert first_line == "root is a mount point: yes"  # so scripts inside can make namespaces
+    # pip's own reading of what the command got: the user's files merged, the later winning.
+    config = configparser.RawConfigParser()
+    config.read_string(pip_conf)
+    assert config["global"]["index-url"] == f"https://{TOKEN}@pypi.invalid/simple"
+    assert config["global"]["timeout"] == "7"
+    assert config["install"]["find-links"].split() == ["/one", "/two"]
     assert mounts_under(roots) == []
     # Nothing of the configuration was written into the root.
     found = subprocess.run(["grep", "-rl", TOKEN, str(root)], capture_output=True, text=True)
