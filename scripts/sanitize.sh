@@ -28,6 +28,7 @@ cmake_base=(-G Ninja -DCMAKE_MAKE_PROGRAM="$venv/bin/ninja" -DPython_EXECUTABLE=
 # cpp_tests DIR FLAGS LOG: configure and build the C++ tests with FLAGS, then run them all.
 cpp_tests() {
   local dir=$1 flags=$2 log=$3
+  apt_install "$log" libgtest-dev
   logged "$log" "$venv/bin/cmake" -S . -B "$dir" "${cmake_base[@]}" -DKWCALL_BUILD_TESTS=ON \
     -DCMAKE_CXX_FLAGS="$flags -fno-omit-frame-pointer"
   logged "$log" "$venv/bin/cmake" --build "$dir" --target kwcall_tests kwcall_test_kernels

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Everything kwcall needs on a fresh Debian machine, each step shown as it runs and logged in
-# full to build/logs/: system packages (GoogleTest, Google Benchmark), a virtual environment
-# with the tested Python packages (requirements/, through scripts/pins.py), kwcall built and
-# installed into it, and the C++ tests and benchmarks in build/cpp. Safe to run again: each
-# step is skipped when already done. Everything stays inside the clone.
+# full to build/logs/: system packages (g++, GoogleTest, Google Benchmark and, for Debian's own
+# Python, its -venv and -dev packages; through sudo when not root), a virtual environment
+# with the tested Python packages (requirements/, through scripts/pins.py), kwcall built and installed into
+# it, and the C++ tests and benchmarks in build/cpp. Safe to run again: each step is skipped
+# when already done. Everything stays inside the clone.
 #
 #   bash scripts/setup.sh                  # python3 from PATH, into .venv
 #   bash scripts/setup.sh --python 3.12    # that Python (PATH or pyenv), into .venv-3.12
@@ -32,23 +33,15 @@ while [ $# -gt 0 ]; do
     *) echo "usage: setup.sh [--python X.Y] [--no-cpp]" >&2; exit 2 ;;
   esac
 done
+command -v "$python" >/dev/null ||
+  { echo "no $python on PATH: install Debian's python3 (apt-get install python3) or pass --python X.Y" >&2; exit 1; }
 tag=$(python_version "$python")
 log=$KWCALL_LOGS/setup-$tag.log
 : >"$log"
 
-need_apt=()
 packages=(g++)
 [ "$cpp" = 0 ] || packages+=(libgtest-dev libbenchmark-dev)
-for pkg in "${packages[@]}"; do
-  dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
-done
-if ((${#need_apt[@]})); then
-  step "apt-get install ${need_apt[*]} (log: $log)"
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  logged "$log" $sudo apt-get update
-  logged "$log" env DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y "${need_apt[@]}"
-fi
+apt_install "$log" "${packages[@]}"
 
 ensure_venv "$python" "$venv" "$log"
 

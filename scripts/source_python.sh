@@ -42,19 +42,21 @@ ensure_source_python() {
   local version=$1 root=$2 log=$3 dir=$KWCALL_ROOTS/$2 suite=${PYTHON_SOURCE_SUITE[$1]:-} path
   [ -n "$suite" ] || { echo "no Debian source for Python $version" >&2; return 1; }
   source_python_works "$version" "$root" 2>/dev/null && return 0
+  apt_install "$log" curl xz-utils ca-certificates  # what reads Debian's source index here
   path=$(debian_upstream_tarball "$suite" "python$version")
   [ -n "$path" ] || { echo "Debian $suite lists no source for python$version" >&2; return 1; }
   step "CPython $version from Debian $suite's $(basename "$path"), built inside the $root root (log: $log)"
-  local src=/opt/src/python$version
-  rm -rf "$dir$src" && mkdir -p "$dir$src"
-  logged "$log" curl -fsSL --retry 3 -o "$dir$src.tar" "$DEBIAN_MIRROR_URL/$path"
-  logged "$log" tar xf "$dir$src.tar" --strip-components=1 -C "$dir$src"
-  rm -f "$dir$src.tar"
+  local src=/opt/src/python$version tarball=$KWCALL_ROOT/build/python$version-source.tar
+  logged "$log" curl -fsSL --retry 3 -o "$tarball" "$DEBIAN_MIRROR_URL/$path"
+  remove_tree "$dir$src" || return 1
+  as_root mkdir -p "$dir$src"
+  logged "$log" as_root tar xf "$tarball" --no-same-owner --strip-components=1 -C "$dir$src"
+  rm -f "$tarball"
   logged "$log" in_root "$root" apt-get update
   logged "$log" in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y \
     --no-install-recommends "${PYTHON_BUILD_PACKAGES[@]}"
   logged "$log" in_root "$root" bash -c "cd $src && ./configure --prefix=/opt/python$version &&
     make -j$(nproc) && make install"
-  rm -rf "${dir:?}$src"
+  remove_tree "${dir:?}$src" || return 1
   source_python_works "$version" "$root"
 }

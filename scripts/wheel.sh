@@ -30,6 +30,7 @@ old_glibc_wheel() {
 repair_wheel() {
   local log=$1 auditwheel=$2 wheel=$3 outdir=$4 repaired probe so
   shift 4
+  apt_install "$log" unzip binutils  # what reads the repaired wheel here: unzip, readelf
   logged_ok "$log" "$@" "$auditwheel" repair --exclude libtvm_ffi.so -w "$outdir" "$wheel" ||
     return 1
   repaired=$(ls "$outdir"/"$(basename "${wheel%%-linux_*}")"-*manylinux*.whl)

@@ -9,6 +9,7 @@ import itertools
 import os
 import shutil
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,18 @@ import tvm_ffi
 #: How many times longer than natively this machine may take: the time bounds of the tests
 #: that have one are multiplied by it (scripts/test_platform.sh sets it under emulation).
 TIME_SCALE = float(os.environ.get("KWCALL_TEST_TIME_SCALE", "1"))
+
+
+def wait_until(condition: Callable[[], Any], what: str, seconds: float = 10.0) -> None:
+    """Waits until ``condition()`` is true, for at most ``seconds`` × TIME_SCALE: what another
+    thread does may take a while to happen on a busy machine, so a test waits for it instead of
+    reading it at once, and fails (naming ``what``) only when it never happens."""
+    deadline = time.monotonic() + seconds * TIME_SCALE
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"waited {seconds * TIME_SCALE:g} s for {what}")
+        time.sleep(0.001)
+
 
 #: C++ sources of the native helper modules some tests build.
 NATIVE = Path(__file__).parent / "native"

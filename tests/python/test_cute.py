@@ -15,7 +15,7 @@ import warnings
 import kwcall
 import pytest
 import tvm_ffi
-from helpers import build_native
+from helpers import build_native, wait_until
 
 cutlass = pytest.importorskip("cutlass")
 cute = pytest.importorskip("cutlass.cute")
@@ -274,6 +274,8 @@ def test_compile_changes_nothing_in_cutedsl(out):
 
     watcher = threading.Thread(target=watch)
     watcher.start()
+    # The watcher looks before the compiles start (on a busy machine it may not run at once).
+    wait_until(lambda: seen, "the watcher's first look")
     try:
         for _ in range(3):
             f = kwcute.compile(axpb, from_dlpack(out), Int32(1), 3, c=Int32(5))

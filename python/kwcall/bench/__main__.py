@@ -18,6 +18,7 @@ import tvm_ffi
 import kwcall
 
 from . import build, cells, cpp_routes, py_threads, python_routes, report, routes, threads
+from .progress import progress_bar
 
 # (samples per cell, seconds per sample)
 MODES = {"quick": (7, 0.01), "full": (21, 0.05)}
@@ -41,7 +42,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--reps", type=int, default=None, help="samples per cell")
     parser.add_argument("--sample-ms", type=float, default=None, help="milliseconds per sample")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-progress", action="store_true", help="no progress report")
     return parser.parse_args(argv)
 
 
@@ -126,21 +127,6 @@ def machine(device: str) -> dict[str, Any]:
         info["gpu"] = torch.cuda.get_device_name()
         info["torch"] = torch.__version__
     return info
-
-
-def progress_bar(total: int, disabled: bool):
-    try:
-        from tqdm import tqdm
-    except ImportError:  # the bench extra is optional; run without a bar
-        disabled = True
-    if disabled:
-
-        class Silent:
-            def update(self, n: int) -> None: ...
-            def close(self) -> None: ...
-
-        return Silent()
-    return tqdm(total=total, desc="kwcall.bench", unit="sample", file=sys.stderr)
 
 
 #: What the benchmark needs beyond kwcall itself: the "bench" extra.
