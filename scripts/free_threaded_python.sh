@@ -10,7 +10,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/source_python.sh"
 # from the upstream tarball of Debian's python<VERSION> source package, configured with those
 # arguments, built with this machine's compiler and installed into PREFIX (made anew).
 build_python_from_debian() {
-  local version=$1 prefix=$2 log=$3 suite=${PYTHON_SOURCE_SUITE[$1]:-} path src
+  local version=$1 prefix=$2 log=$3 suite=${PYTHON_SOURCE_SUITE[$1]:-} path src start=$SECONDS
   shift 3
   [ -n "$suite" ] || { echo "no Debian source for Python $version" >&2; return 1; }
   apt_install "$log" g++ curl "${PYTHON_BUILD_PACKAGES[@]}"
@@ -24,6 +24,7 @@ build_python_from_debian() {
   logged "$log" bash -c "cd '$src' && ./configure --prefix='$prefix' $* && make -j$(nproc) &&
     make install"
   rm -rf "$src" "$src.tar"
+  echo "    built in $(elapsed "$start")"
 }
 
 # ensure_free_threaded_python VERSION LOG: free-threaded CPython VERSION ("3.13t") in
