@@ -13,7 +13,8 @@
 #      sanitizer's reports counted from the log
 #
 #   bash scripts/sanitize_free_threaded.sh
-# Full output: build/logs/sanitize-free-threaded.log. Exits non-zero on a failed test or any
+# Full output: build/logs/sanitize-free-threaded.log (pytest's: sanitize-free-threaded-pytest.log).
+# Exits non-zero on a failed test or any
 # ThreadSanitizer report not suppressed by scripts/tsan_suppressions.txt (each entry says why
 # it is not kwcall's).
 set -euo pipefail
@@ -71,6 +72,12 @@ if ! tsan_python_works; then
   tsan_python_works || { echo "the built interpreter is not a TSan free-threaded one" >&2; exit 1; }
 fi
 echo "    $("$python" -VV)"
+# Every step below runs under this interpreter, so under ThreadSanitizer: CPython's suppressions
+# for its own known races, and ours for what is not kwcall's (each entry says why).
+suppressions=$dir/suppressions.txt
+cat "$prefix/cpython_suppressions.txt" "$KWCALL_ROOT/scripts/tsan_suppressions.txt" \
+  >"$suppressions"
+export TSAN_OPTIONS="suppressions=$suppressions second_deadlock_stack=1 history_size=4"
 
 step "virtual environment $venv: $TSAN_TVM_FFI (from its sdist), pytest, hypothesis"
 [ -x "$venv/bin/python" ] || logged "$log" "$python" -m venv "$venv"
@@ -92,22 +99,19 @@ fi
 echo "    $where (instrumented)"
 
 step "pytest ${TSAN_TESTS[*]} under ThreadSanitizer, GIL left to kwcall (log: $log)"
-# CPython's suppressions for its own known races, and ours for what is not kwcall's.
-suppressions=$dir/suppressions.txt
-cat "$prefix/cpython_suppressions.txt" "$KWCALL_ROOT/scripts/tsan_suppressions.txt" \
-  >"$suppressions"
 status=0
-printf '$ pytest %s (TSan)\n' "${TSAN_TESTS[*]}" >>"$log"
+# The run's own log: the steps above (pip, under this interpreter) are not what is checked.
+pytest_log=$KWCALL_LOGS/sanitize-free-threaded-pytest.log
+printf '$ pytest %s (TSan)\n' "${TSAN_TESTS[*]}" >"$pytest_log"
 # An instrumented interpreter is 5-15 times slower: time-bound tests get that much longer.
-env -u PYTHON_GIL KWCALL_TEST_TIME_SCALE=10 \
-  TSAN_OPTIONS="suppressions=$suppressions second_deadlock_stack=1 history_size=4" \
-  "$venv/bin/python" -m pytest "${TSAN_TESTS[@]}" -p no:cacheprovider -q >>"$log" 2>&1 ||
+env -u PYTHON_GIL KWCALL_TEST_TIME_SCALE=10 "$venv/bin/python" -m pytest "${TSAN_TESTS[@]}" -p no:cacheprovider -q >>"$pytest_log" 2>&1 ||
   status=$?
-tail -1 "$log" | sed 's/^/    /'
-reports=$(grep -c '^WARNING: ThreadSanitizer' "$log" || true)
+cat "$pytest_log" >>"$log"
+tail -1 "$pytest_log" | sed 's/^/    /'
+reports=$(grep -c '^WARNING: ThreadSanitizer' "$pytest_log" || true)
 if [ "$reports" != 0 ]; then
-  echo "    $reports ThreadSanitizer reports; the first:"
-  grep -m1 -A30 '^WARNING: ThreadSanitizer' "$log" | sed 's/^/    | /'
+  echo "    $reports ThreadSanitizer reports (log: $pytest_log); the first:"
+  grep -m1 -A30 '^WARNING: ThreadSanitizer' "$pytest_log" | sed 's/^/    | /'
   status=1
 fi
 echo "    ThreadSanitizer reports: $reports; $(elapsed "$start")"
