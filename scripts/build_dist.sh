@@ -47,7 +47,7 @@ TEST_PINS=(apache-tvm-ffi pytest hypothesis cmake ninja)
 quoted_pins() {
   local version=$1
   shift
-  "$python" scripts/pins.py --markers $(free_threaded "$version" && echo --free-threaded) "$@" |
+  "$tools/bin/python" scripts/pins.py --markers $(free_threaded "$version" && echo --free-threaded) "$@" |
     sed "s/.*/'&'/" | tr '\n' ' '
 }
 
