@@ -17,6 +17,7 @@ ROWS = {
     "KwcallPositional": "C++ -> kwcall function, positional",
     "KwcallDefaultsLeftOut": "C++ -> kwcall function, 2 defaults left out",
     "KwcallTwoKeywords": "C++ -> kwcall function, 2 keywords (KWARGS)",
+    "KwcallCallSite": "C++ -> kwcall::CallSite, the same 2 keywords bound once",
 }
 
 
