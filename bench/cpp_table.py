@@ -18,6 +18,7 @@ ROWS = {
     "KwcallDefaultsLeftOut": "C++ -> kwcall function, 2 defaults left out",
     "KwcallTwoKeywords": "C++ -> kwcall function, 2 keywords (KWARGS)",
     "KwcallCallSite": "C++ -> kwcall::CallSite, the same 2 keywords bound once",
+    "KwcallCallSiteInOrder": "C++ -> kwcall::CallSite, 2 keywords in declaration order",
 }
 
 

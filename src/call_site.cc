@@ -36,9 +36,10 @@ ffi::Function TargetOf(const ffi::Function& f) {
 CallSite::CallSite(ffi::Function f, int32_t num_positional, std::vector<std::string> keywords)
     : target_(TargetOf(f)),
       signature_(*GetSignature(f)),
-      num_positional_(num_positional),
+      num_in_order_(-1),
       num_values_(0),
       arity_(signature_.num_params()),
+      num_positional_(num_positional),
       keywords_(std::move(keywords)) {
   const BindingPlan& plan = *PlanOf(f.get());
   if (num_positional < 0) {
@@ -64,13 +65,17 @@ CallSite::CallSite(ffi::Function f, int32_t num_positional, std::vector<std::str
   // Bound: every value fills one parameter, so there are at most arity_ of them.
   num_values_ = num_positional + num_keywords;
   param_of_value_.resize(num_values_);
+  bool in_order = arity_ <= kInlineArity;
   for (int32_t i = 0; i < arity_; ++i) {
     if (slots[i] == kUseDefault) {
       defaults_.push_back(Default{i, plan.default_views()[i]});
     } else {
       param_of_value_[slots[i]] = i;
+      in_order = in_order && slots[i] == i;
     }
   }
+  // Value v fills parameter v for every value: the call writes them as a direct call would.
+  if (in_order) num_in_order_ = num_values_;
 }
 
 void CallSite::ThrowValueCount(int32_t given) const {

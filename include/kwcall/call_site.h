@@ -65,14 +65,18 @@ class KWCALL_API CallSite {
     static_assert(!(kwargs_detail::kIsKw<Values> || ...),
                   "kwcall::CallSite takes values only: its keyword names are given when it is made");
     constexpr int32_t kNumValues = static_cast<int32_t>(sizeof...(Values));
-    if (__builtin_expect(kNumValues != num_values_, 0)) ThrowValueCount(kNumValues);
-    if (__builtin_expect(arity_ > kInlineArity, 0)) {
-      std::unique_ptr<TVMFFIAny[]> wide(new TVMFFIAny[arity_]);
-      return Call(wide.get(), std::forward<Values>(values)...);
+    if (__builtin_expect(kNumValues == num_in_order_, 1)) {
+      // The values are the first parameters, in order: written as a direct call writes them.
+      // Raw slots, each written once: AnyView's constructor would zero them first.
+      TVMFFIAny bound[kInlineArity];
+      TVMFFIAny* next = bound;
+      auto put = [&](const ffi::AnyView& view) {
+        *next++ = reinterpret_cast<const TVMFFIAny&>(view);
+      };
+      (put(std::forward<Values>(values)), ...);
+      return FillAndCall(bound);
     }
-    // Raw slots, each written once: AnyView's constructor would zero them first.
-    TVMFFIAny bound[kInlineArity];
-    return Call(bound, std::forward<Values>(values)...);
+    return CallScattered(std::forward<Values>(values)...);
   }
 
   /*! \brief How many values a call passes: num_positional() plus one per keyword. */
@@ -89,15 +93,33 @@ class KWCALL_API CallSite {
     TVMFFIAny value;
   };
 
-  // Fill `bound` (arity_ slots): the defaults, then each value where it binds.
+  // Values that go to other parameters than the first ones, in order.
   template <typename... Values>
-  ffi::Any Call(TVMFFIAny* bound, Values&&... values) const {
-    for (const Default& fill : defaults_) bound[fill.param] = fill.value;
+  ffi::Any CallScattered(Values&&... values) const {
+    constexpr int32_t kNumValues = static_cast<int32_t>(sizeof...(Values));
+    if (kNumValues != num_values_) ThrowValueCount(kNumValues);
+    if (arity_ > kInlineArity) {
+      std::unique_ptr<TVMFFIAny[]> wide(new TVMFFIAny[arity_]);
+      return Scatter(wide.get(), std::forward<Values>(values)...);
+    }
+    TVMFFIAny bound[kInlineArity];
+    return Scatter(bound, std::forward<Values>(values)...);
+  }
+
+  // Write each value into the slot (of arity_ in `bound`) of the parameter it binds.
+  template <typename... Values>
+  ffi::Any Scatter(TVMFFIAny* bound, Values&&... values) const {
     const int32_t* param = param_of_value_.data();
     auto put = [&](const ffi::AnyView& view) {
       bound[*param++] = reinterpret_cast<const TVMFFIAny&>(view);
     };
     (put(std::forward<Values>(values)), ...);
+    return FillAndCall(bound);
+  }
+
+  // Add the defaults the shape leaves out to `bound` and call the target with it.
+  ffi::Any FillAndCall(TVMFFIAny* bound) const {
+    for (const Default& fill : defaults_) bound[fill.param] = fill.value;
     ffi::Any result;
     target_.CallPacked(reinterpret_cast<const ffi::AnyView*>(bound), arity_, &result);
     return result;
@@ -107,9 +129,10 @@ class KWCALL_API CallSite {
 
   ffi::Function target_;  // called with every parameter in declaration order
   Signature signature_;   // owns the defaults viewed by defaults_
-  int32_t num_positional_;
+  int32_t num_in_order_;  // num_values_ when values v fill parameters v (arity_ <= kInlineArity)
   int32_t num_values_;
   int32_t arity_;
+  int32_t num_positional_;
   std::vector<int32_t> param_of_value_;  // value v fills parameter param_of_value_[v]
   std::vector<Default> defaults_;        // the parameters no value fills
   std::vector<std::string> keywords_;

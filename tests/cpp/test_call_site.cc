@@ -247,6 +247,13 @@ TEST(CallSite, WrongValueCountIsAClearError) {
   EXPECT_EQ(ErrorOf([&] { site(1, 2, 3, 4, 5); }),
             "TypeError: kwcall::CallSite for f() takes 4 values (2 positional, then 'k', 'm'), "
             "but 5 were given");
+  // Values in declaration order take the direct way when the count is right, and are
+  // refused the same way when it is not.
+  CallSite in_order(f, 2, {"b", "k"});
+  EXPECT_EQ(Ints(in_order(1, 2, 3, 4)), (Values{1, 2, 3, 4, 20}));
+  EXPECT_EQ(ErrorOf([&] { in_order(1, 2, 3); }),
+            "TypeError: kwcall::CallSite for f() takes 4 values (2 positional, then 'b', 'k'), "
+            "but 3 were given");
   ffi::Function one = MakeFunction(EchoTarget(), SignatureBuilder("one").Param("x").Build());
   EXPECT_EQ(ErrorOf([&] { CallSite(one, 1)(); }),
             "TypeError: kwcall::CallSite for one() takes 1 value (1 positional), but 0 were given");
