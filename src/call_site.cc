@@ -49,8 +49,9 @@ CallSite::CallSite(ffi::Function f, int32_t num_positional, std::vector<std::str
   }
   // A KWARGS tail holds at most this many pairs; the binder counts keywords in int32.
   if (keywords_.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max() / 2)) {
-    TVM_FFI_THROW(ValueError) << "kwcall::CallSite for " << signature_.name() << "(): "
-                              << keywords_.size() << " keywords are more than a call can pass";
+    TVM_FFI_THROW(ValueError) << "kwcall::CallSite for " << signature_.name()
+                              << "(): " << keywords_.size()
+                              << " keywords are more than a call can pass";
   }
   const auto num_keywords = static_cast<int32_t>(keywords_.size());
   std::vector<NameKey> names;
@@ -89,8 +90,8 @@ void CallSite::ThrowValueCount(int32_t given) const {
   }
   TVM_FFI_THROW(TypeError) << "kwcall::CallSite for " << signature_.name() << "() takes "
                            << num_values_ << (num_values_ == 1 ? " value" : " values") << " ("
-                           << shape.str() << "), but " << given
-                           << (given == 1 ? " was" : " were") << " given";
+                           << shape.str() << "), but " << given << (given == 1 ? " was" : " were")
+                           << " given";
 }
 
 }  // namespace kwcall

@@ -62,8 +62,9 @@ class KWCALL_API CallSite {
    */
   template <typename... Values>
   ffi::Any operator()(Values&&... values) const {
-    static_assert(!(kwargs_detail::kIsKw<Values> || ...),
-                  "kwcall::CallSite takes values only: its keyword names are given when it is made");
+    static_assert(
+        !(kwargs_detail::kIsKw<Values> || ...),
+        "kwcall::CallSite takes values only: its keyword names are given when it is made");
     constexpr int32_t kNumValues = static_cast<int32_t>(sizeof...(Values));
     if (__builtin_expect(kNumValues == num_in_order_, 1)) {
       // The values are the first parameters, in order: written as a direct call writes them.

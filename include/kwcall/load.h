@@ -25,7 +25,8 @@ namespace kwcall {
  *        kwcall.cute.export_to_c), or none.
  * \throws ffi::Error when the exported signature is not a valid signature.
  */
-KWCALL_API std::optional<Signature> ExportedSignature(const ffi::Module& mod, const ffi::String& name);
+KWCALL_API std::optional<Signature> ExportedSignature(const ffi::Module& mod,
+                                                      const ffi::String& name);
 
 /*!
  * \brief `mod`'s function `name` bound to the signature the module exports beside it.
@@ -35,7 +36,8 @@ KWCALL_API std::optional<Signature> ExportedSignature(const ffi::Module& mod, co
 KWCALL_API ffi::Function LoadFunction(const ffi::Module& mod, const ffi::String& name);
 
 /*! \brief `mod`'s function `name` bound to `signature` (for modules that export none). */
-KWCALL_API ffi::Function LoadFunction(const ffi::Module& mod, const ffi::String& name, Signature signature);
+KWCALL_API ffi::Function LoadFunction(const ffi::Module& mod, const ffi::String& name,
+                                      Signature signature);
 
 /*!
  * \brief A statically linked exported symbol (`__tvm_ffi_<name>`, as TVM_FFI_DLL_EXPORT_TYPED_FUNC
@@ -52,7 +54,8 @@ KWCALL_API ffi::Function FromExternC(TVMFFISafeCallType symbol, Signature signat
  *   extern "C" int __tvm_ffi___kwcall_signature_add(void*, const TVMFFIAny*, int32_t, TVMFFIAny*);
  *   ffi::Function add = kwcall::FromExternC(__tvm_ffi_add, __tvm_ffi___kwcall_signature_add);
  */
-KWCALL_API ffi::Function FromExternC(TVMFFISafeCallType symbol, TVMFFISafeCallType signature_symbol);
+KWCALL_API ffi::Function FromExternC(TVMFFISafeCallType symbol,
+                                     TVMFFISafeCallType signature_symbol);
 
 }  // namespace kwcall
 

@@ -38,6 +38,7 @@ namespace {
 using testing::EchoTarget;
 using testing::ErrorOf;
 using testing::Ints;
+using testing::MakeF;
 
 constexpr size_t kMaxPositional = 4;
 constexpr size_t kMaxKeywords = 3;
@@ -148,17 +149,6 @@ int CheckEveryShape(const ffi::Function& f, const Names& pool) {
   return bound;
 }
 
-// def f(p, /, a, b=10, *, k, m=20)
-ffi::Function MakeF() {
-  return MakeFunction(EchoTarget(), SignatureBuilder("f")
-                                        .PositionalOnly("p")
-                                        .Param("a")
-                                        .Param("b", 10)
-                                        .KeywordOnly("k")
-                                        .KeywordOnly("m", 20)
-                                        .Build());
-}
-
 TEST(CallSite, EveryShapeOfEveryParameterKindBindsAsKwargs) {
   // "x" is unknown, "a_" close enough to "a" for CPython 3.13's suggestion.
   // 14 shapes with 1 positional value, 11 with 2, 3 with 3.
@@ -167,9 +157,11 @@ TEST(CallSite, EveryShapeOfEveryParameterKindBindsAsKwargs) {
 
 TEST(CallSite, EveryShapeOfPositionalOnlyParametersBindsAsKwargs) {
   // def g(x, y=2, z=3, /)
-  ffi::Function g = MakeFunction(
-      EchoTarget(),
-      SignatureBuilder("g").PositionalOnly("x").PositionalOnly("y", 2).PositionalOnly("z", 3).Build());
+  ffi::Function g = MakeFunction(EchoTarget(), SignatureBuilder("g")
+                                                   .PositionalOnly("x")
+                                                   .PositionalOnly("y", 2)
+                                                   .PositionalOnly("z", 3)
+                                                   .Build());
   EXPECT_EQ(CheckEveryShape(g, {"x", "y", "w"}), 3);  // only positional counts 1 to 3 bind
 }
 
@@ -217,13 +209,21 @@ TEST(CallSite, DefaultsAndReorderedKeywords) {
 
 TEST(CallSite, ShapeErrorsAreCPythonsWhenTheSiteIsMade) {
   ffi::Function f = MakeF();
-  EXPECT_EQ(ErrorOf([&] { CallSite(f, 2, {"k", "x"}); }),
+  EXPECT_EQ(ErrorOf([&] {
+              CallSite(f, 2, {"k", "x"});
+            }),
             "TypeError: f() got an unexpected keyword argument 'x'");
-  EXPECT_EQ(ErrorOf([&] { CallSite(f, 2, {"k", "k"}); }),
+  EXPECT_EQ(ErrorOf([&] {
+              CallSite(f, 2, {"k", "k"});
+            }),
             "TypeError: f() got multiple values for argument 'k'");
-  EXPECT_EQ(ErrorOf([&] { CallSite(f, 2, {"a", "k"}); }),
+  EXPECT_EQ(ErrorOf([&] {
+              CallSite(f, 2, {"a", "k"});
+            }),
             "TypeError: f() got multiple values for argument 'a'");
-  EXPECT_EQ(ErrorOf([&] { CallSite(f, 0, {"p", "a", "k"}); }),
+  EXPECT_EQ(ErrorOf([&] {
+              CallSite(f, 0, {"p", "a", "k"});
+            }),
             "TypeError: f() got some positional-only arguments passed as keyword arguments: 'p'");
   EXPECT_EQ(ErrorOf([&] { CallSite(f, 2, {}); }),
             "TypeError: f() missing 1 required keyword-only argument: 'k'");
@@ -274,8 +274,8 @@ TEST(CallSite, RefusesWhatIsNotAKwcallFunction) {
 TEST(CallSite, HoldsTheTargetAlive) {
   auto token = std::make_shared<int>(7);
   std::weak_ptr<int> watch = token;
-  ffi::Function target = ffi::Function::FromTyped(
-      [token](int64_t x, int64_t y) { return x * 10 + y + *token - 7; });
+  ffi::Function target =
+      ffi::Function::FromTyped([token](int64_t x, int64_t y) { return x * 10 + y + *token - 7; });
   token.reset();
   Signature sig = SignatureBuilder("t").Param("x").Param("y", 2).Build();
   auto site = std::make_unique<CallSite>(MakeFunction(target, sig), 0, Names{"x"});
@@ -293,8 +293,8 @@ TEST(CallSite, NoHeapPerCall) {
   // A target that allocates nothing: the only allocations would be the site's.
   ffi::Function target =
       ffi::Function::FromTyped([](int64_t a, double b, int64_t c) { return a + b + c; });
-  ffi::Function f =
-      MakeFunction(target, SignatureBuilder("s").Param("a").Param("b", 2.0).KeywordOnly("c").Build());
+  ffi::Function f = MakeFunction(
+      target, SignatureBuilder("s").Param("a").Param("b", 2.0).KeywordOnly("c").Build());
   CallSite reordered(f, 1, {"c", "b"});
   CallSite with_default(f, 1, {"c"});
   double sum = 0;
@@ -339,7 +339,7 @@ TEST(CallSite, TargetsWiderThanTheStackArrayBindOnTheHeap) {
   ffi::Any got = SiteCallWide(site, std::make_index_sequence<kArity - 4>());
   Values want;
   for (int32_t i = 0; i < np; ++i) want.push_back(i);
-  want.push_back(np + 1);       // p(kArity-6), the second keyword
+  want.push_back(np + 1);         // p(kArity-6), the second keyword
   want.push_back(1000 + np + 1);  // p(kArity-5), a default
   want.push_back(np);             // p(kArity-4), the first keyword
   for (int32_t i = kArity - 3; i < kArity; ++i) want.push_back(1000 + i);
@@ -347,8 +347,8 @@ TEST(CallSite, TargetsWiderThanTheStackArrayBindOnTheHeap) {
 }
 
 TEST(CallSite, SharedByThreads) {
-  ffi::Function target =
-      ffi::Function::FromTyped([](int64_t a, int64_t b, int64_t c) { return a * 100 + b * 10 + c; });
+  ffi::Function target = ffi::Function::FromTyped(
+      [](int64_t a, int64_t b, int64_t c) { return a * 100 + b * 10 + c; });
   const CallSite site(
       MakeFunction(target, SignatureBuilder("s").Param("a").Param("b").Param("c", 9).Build()), 1,
       {"b"});

@@ -139,9 +139,9 @@ int64_t CallN(const ffi::String& name, const ffi::Array<ffi::Any>& lead, double 
 }
 
 // Starts num_threads plain std::threads (Python never saw them) that each look `name` up
-// (and make their own call site for kCallSite) and make calls_each calls, released together. On CUDA each thread first makes
-// streams[t] its tvm-ffi current stream (streams empty: the default stream).
-// Returns [wall ns from release to the last finish, then each thread's own ns].
+// (and make their own call site for kCallSite) and make calls_each calls, released together. On
+// CUDA each thread first makes streams[t] its tvm-ffi current stream (streams empty: the default
+// stream). Returns [wall ns from release to the last finish, then each thread's own ns].
 ffi::Array<int64_t> Threads(const ffi::String& name, const ffi::Array<ffi::Any>& lead, double alpha,
                             int64_t beta, int64_t num_threads, int64_t calls_each, int64_t mode,
                             int64_t cuda_device, ffi::Array<int64_t> streams,

@@ -33,8 +33,7 @@ TVM_FFI_STATIC_INIT_BLOCK() {
              // The version Python's kwcall selected at import, in libkwcall.
              static const ffi::Function version =
                  ffi::Function::GetGlobalRequired("kwcall.IdentifierUnicodeVersion");
-             const int index =
-                 kwcall::FindUnicodeVersion(View(version().cast<ffi::String>()));
+             const int index = kwcall::FindUnicodeVersion(View(version().cast<ffi::String>()));
              kwcall::NameCheck check = kwcall::CheckIdentifier(View(name), index);
              if (check.problem == kwcall::NameProblem::kNone) return ffi::String("");
              return ffi::String(kwcall::DescribeNameProblem(View(name), check));
