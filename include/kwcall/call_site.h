@@ -36,7 +36,7 @@ namespace kwcall {
  * The count of positional values is part of the site: a signature with defaults accepts
  * several counts, and the site fixes one when it is made, so that every call binds the same
  * way. A site holds the function's target and signature; it may be copied, and called from any
- * number of threads at once.
+ * number of threads at once (a moved-from site may only be assigned to or destroyed).
  */
 class KWCALL_API CallSite {
  public:
