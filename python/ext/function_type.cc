@@ -102,11 +102,17 @@ PyObject* UnpackFunction() {
 // its step later, while other threads may call it) calls CallLate, which reads its state on
 // every call.
 
+// Raises the unbound instance's message: calls the handle it had before any Bind. A Bind on
+// another thread publishes unbound_handle before the new handle, so a call that reads the new
+// handle finds the old one there.
 PyObject* CallUnbound(PyObject* self, PyObject* const*, size_t, PyObject*) {
-  PyObject* empty = PyTuple_New(0);
-  if (empty == nullptr) return nullptr;
-  PyObject* result = FfiObjects().function_call(self, empty, nullptr);  // raises the message
-  Py_DECREF(empty);
+  void* handle = LoadAcquire(&ChandleOf(self));
+  if (void* before = LoadAcquire(&Fields(self).unbound_handle)) handle = before;
+  PyObject* fn = NewFfiFunction(handle);
+  PyObject* empty = fn ? PyTuple_New(0) : nullptr;
+  PyObject* result = empty ? FfiObjects().function_call(fn, empty, nullptr) : nullptr;
+  Py_XDECREF(empty);
+  Py_XDECREF(fn);
   return result;
 }
 
@@ -482,15 +488,16 @@ PyObject* NewUnbound(PyTypeObject* cls, const char* message) {
 
 constexpr const char* kAlreadyBound = "this kwcall.Function is already bound";
 
-// Publishes what Bind built, as one unit: the handle, then the binding, so that a caller that
-// sees the binding sees the handle. The old handle stays alive until the instance dies: a call
-// that read it may still be in it. False when another thread bound the instance first.
+// Publishes what Bind built, as one unit: the old handle into unbound_handle (CallUnbound's),
+// the new handle, then the binding, so that a caller that sees one sees those before it. The
+// old handle stays alive until the instance dies: a call that read it may still be in it.
+// False when another thread bound the instance first.
 bool PublishBinding(PyObject* self, void* handle, Binding* binding) {
   bool published = false;
   KWCALL_BEGIN_CRITICAL_SECTION(self);
   KwFunctionLayout& fields = Fields(self);
   if (fields.binding == nullptr) {
-    fields.unbound_handle = ChandleOf(self);
+    Publish(&fields.unbound_handle, ChandleOf(self));
     Publish(&ChandleOf(self), handle);
     Publish(&fields.binding, binding);
     published = true;

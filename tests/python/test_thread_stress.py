@@ -204,7 +204,7 @@ class _Holder:
     """A default that points back at its function (and can be weakly referenced)."""
 
 
-UNBOUND = "this kwcall.Function is not bound to a target"
+UNBOUND = "RuntimeError: this kwcall.Function is not bound to a target"
 
 
 def _bind_while_called(target, sig: kwcall.Signature, args: tuple, want: int) -> None:
@@ -221,8 +221,8 @@ def _bind_while_called(target, sig: kwcall.Signature, args: tuple, want: int) ->
         while not stop.is_set():
             try:
                 outcomes[i].append(fn(*args))
-            except RuntimeError as err:
-                outcomes[i].append(str(err))
+            except Exception as err:  # only the unbound RuntimeError is right
+                outcomes[i].append(f"{type(err).__name__}: {err}")
 
     def binder() -> None:
         start.wait()
@@ -230,7 +230,7 @@ def _bind_while_called(target, sig: kwcall.Signature, args: tuple, want: int) ->
             kwcall._kwcall.bind(fn, target, sig)
             binds.append("bound")
         except RuntimeError as err:
-            binds.append(str(err))
+            binds.append(f"{type(err).__name__}: {err}")
 
     callers = [threading.Thread(target=caller, args=(i,)) for i in range(3)]
     binders = [threading.Thread(target=binder) for _ in range(2)]
@@ -245,9 +245,9 @@ def _bind_while_called(target, sig: kwcall.Signature, args: tuple, want: int) ->
     stop.set()
     for thread in callers:
         thread.join()
-    assert sorted(binds) == ["bound", "this kwcall.Function is already bound"]
+    assert sorted(binds) == ["RuntimeError: this kwcall.Function is already bound", "bound"]
     for seen in outcomes:
-        assert set(seen) <= {want, UNBOUND}
+        assert set(seen) <= {want, UNBOUND}, set(seen) - {want, UNBOUND}
         if want in seen:  # once a thread's call saw the binding, its later calls do
             assert UNBOUND not in seen[seen.index(want) :]
     assert fn(*args) == want
