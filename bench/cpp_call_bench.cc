@@ -1,4 +1,5 @@
-// C++ callers: the target itself vs the kwcall function bound to it, three scalar arguments.
+// C++ callers: the target itself vs the kwcall function bound to it (and a call site made from
+// it), three scalar arguments.
 // Run through bench/cpp_table.py, which prints medians and ratios to the direct call.
 #include <benchmark/benchmark.h>
 #include <kwcall/kwcall.h>
@@ -49,10 +50,26 @@ void KwcallTwoKeywords(benchmark::State& state) {
   }
 }
 
+// Route G: the same keyword call as KwcallTwoKeywords, bound once by a call site (the values
+// reordered into the target's slots).
+void KwcallCallSite(benchmark::State& state) {
+  const kwcall::CallSite site(Plain(), 1, {"c", "b"});
+  for (auto _ : state) benchmark::DoNotOptimize(site(1, 3, 2.0));
+}
+
+// A call site whose keywords come in declaration order (route G of python -m kwcall.bench):
+// the values are written where a direct call writes them.
+void KwcallCallSiteInOrder(benchmark::State& state) {
+  const kwcall::CallSite site(Plain(), 1, {"b", "c"});
+  for (auto _ : state) benchmark::DoNotOptimize(site(1, 2.0, 3));
+}
+
 BENCHMARK(TargetDirect);
 BENCHMARK(KwcallPositional);
 BENCHMARK(KwcallDefaultsLeftOut);
 BENCHMARK(KwcallTwoKeywords);
+BENCHMARK(KwcallCallSite);
+BENCHMARK(KwcallCallSiteInOrder);
 
 }  // namespace
 

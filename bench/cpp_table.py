@@ -17,6 +17,8 @@ ROWS = {
     "KwcallPositional": "C++ -> kwcall function, positional",
     "KwcallDefaultsLeftOut": "C++ -> kwcall function, 2 defaults left out",
     "KwcallTwoKeywords": "C++ -> kwcall function, 2 keywords (KWARGS)",
+    "KwcallCallSite": "C++ -> kwcall::CallSite, the same 2 keywords bound once",
+    "KwcallCallSiteInOrder": "C++ -> kwcall::CallSite, 2 keywords in declaration order",
 }
 
 

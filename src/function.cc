@@ -28,23 +28,6 @@ inline void CopyAny(TVMFFIAny* dst, const TVMFFIAny* src) {
   std::memcpy(dst, words, sizeof(words));
 }
 
-// The keyword names of one call, for BindSlots.
-class PackedKeys {
- public:
-  PackedKeys(const ParamNames& params, const NameKey* names, int32_t count)
-      : params_(params), names_(names), count_(count) {}
-  int32_t size() const { return count_; }
-  int32_t Find(int32_t k) const { return params_.Find(names_[k], &hint_); }
-  int Names(int32_t k, int32_t param) const { return params_.Is(param, names_[k]) ? 1 : 0; }
-  std::string_view Text(int32_t k) const { return names_[k].view(); }
-
- private:
-  const ParamNames& params_;
-  const NameKey* names_;
-  int32_t count_;
-  mutable int32_t hint_ = 0;
-};
-
 using FCall = ffi::FunctionObj::FCall;
 
 class KwFunctionObj : public ffi::FunctionObj {
@@ -253,7 +236,7 @@ void KwFunctionObj::BindOrThrow(const TVMFFIAny* raw, int32_t nargs, const TVMFF
   }
   SmallArray<int32_t> slots(arity_);
   std::string error;
-  if (!BindSlots(sig, nargs, PackedKeys(plan_.names(), names.data(), num_keywords), slots.data(),
+  if (!BindSlots(sig, nargs, KeywordNames(plan_.names(), names.data(), num_keywords), slots.data(),
                  &error)) {
     TVM_FFI_THROW(TypeError) << error;
   }

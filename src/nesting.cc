@@ -14,7 +14,10 @@ namespace kwcall {
 NestingSize NestingDepth(const tvm::ffi::Any& value, int32_t depth_limit, int64_t element_limit) {
   namespace ffi = ::tvm::ffi;
   NestingSize size;
-  std::vector<std::pair<ffi::Any, int32_t>> pending = {{value, 0}};
+  // Not built from an initializer list: GCC 12 then warns, wrongly, when LTO inlines this
+  // (-Wfree-nonheap-object on the vector's storage).
+  std::vector<std::pair<ffi::Any, int32_t>> pending;
+  pending.emplace_back(value, 0);
   while (!pending.empty()) {
     auto [item, depth] = std::move(pending.back());
     pending.pop_back();

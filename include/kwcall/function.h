@@ -14,6 +14,7 @@
 #define KWCALL_FUNCTION_H_
 
 #include <kwcall/signature.h>
+#include <kwcall/visibility.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/optional.h>
 
@@ -25,13 +26,13 @@ namespace kwcall {
  * \brief Bind `target` to `signature`.
  * \throws ffi::Error of kind TypeError when `target` is null.
  */
-ffi::Function MakeFunction(ffi::Function target, Signature signature);
+KWCALL_API ffi::Function MakeFunction(ffi::Function target, Signature signature);
 
 /*! \brief The signature of a kwcall function; empty for any other function. */
-std::optional<Signature> GetSignature(const ffi::Function& f);
+KWCALL_API std::optional<Signature> GetSignature(const ffi::Function& f);
 
 /*! \brief The target of a kwcall function; empty for any other function. */
-ffi::Optional<ffi::Function> GetTarget(const ffi::Function& f);
+KWCALL_API ffi::Optional<ffi::Function> GetTarget(const ffi::Function& f);
 
 /*!
  * \brief Whether an unknown keyword's TypeError ends with CPython 3.13's suggestion,
@@ -41,7 +42,10 @@ ffi::Optional<ffi::Function> GetTarget(const ffi::Function& f);
  * The Python extension sets it on import to match the running interpreter (off before
  * 3.13); the setting is process-wide and applies to every caller.
  */
-void SetKeywordSuggestions(bool enabled);
+KWCALL_API void SetKeywordSuggestions(bool enabled);
+
+/*! \brief Whether unknown-keyword errors end with the suggestion (see SetKeywordSuggestions). */
+KWCALL_API bool KeywordSuggestions();
 
 }  // namespace kwcall
 

@@ -14,6 +14,7 @@
 #ifndef KWCALL_KWARGS_H_
 #define KWCALL_KWARGS_H_
 
+#include <kwcall/visibility.h>
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/function.h>
 
@@ -31,7 +32,7 @@ namespace ffi = ::tvm::ffi;
 namespace kwargs_detail {
 // Defined in src/kwargs.cc: looked up once, when libkwcall loads (after libtvm_ffi, which
 // registers it). Kept here so that Call packs it without a function call.
-extern const ffi::ObjectRef* const g_kwargs_sentinel;
+KWCALL_API extern const ffi::ObjectRef* const g_kwargs_sentinel;
 }  // namespace kwargs_detail
 
 /*! \brief The KWARGS sentinel object (`ffi.GetKwargsObject()`, Python's `tvm_ffi.core.KWARGS`). */

@@ -8,10 +8,13 @@
  *   f(1, 2);                                   // native call: forwarded untouched
  *   f(1);                                      // y = 1, bound in C++
  *   kwcall::Call(f, 1, kwcall::Kw("y", 5));    // keywords, bound in C++
+ *   kwcall::CallSite site(f, 0, {"y", "x"});   // a keyword call bound once
+ *   site(5, 1);                                // add(x=1, y=5) at about a direct call's cost
  */
 #ifndef KWCALL_KWCALL_H_
 #define KWCALL_KWCALL_H_
 
+#include <kwcall/call_site.h>
 #include <kwcall/export.h>
 #include <kwcall/function.h>
 #include <kwcall/kwargs.h>

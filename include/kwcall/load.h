@@ -12,6 +12,7 @@
 #define KWCALL_LOAD_H_
 
 #include <kwcall/signature.h>
+#include <kwcall/visibility.h>
 #include <tvm/ffi/extra/module.h>
 #include <tvm/ffi/function.h>
 
@@ -24,23 +25,25 @@ namespace kwcall {
  *        kwcall.cute.export_to_c), or none.
  * \throws ffi::Error when the exported signature is not a valid signature.
  */
-std::optional<Signature> ExportedSignature(const ffi::Module& mod, const ffi::String& name);
+KWCALL_API std::optional<Signature> ExportedSignature(const ffi::Module& mod,
+                                                      const ffi::String& name);
 
 /*!
  * \brief `mod`'s function `name` bound to the signature the module exports beside it.
  * \throws ffi::Error of kind AttributeError naming the function when the module has no such
  *         function or exports no signature for it.
  */
-ffi::Function LoadFunction(const ffi::Module& mod, const ffi::String& name);
+KWCALL_API ffi::Function LoadFunction(const ffi::Module& mod, const ffi::String& name);
 
 /*! \brief `mod`'s function `name` bound to `signature` (for modules that export none). */
-ffi::Function LoadFunction(const ffi::Module& mod, const ffi::String& name, Signature signature);
+KWCALL_API ffi::Function LoadFunction(const ffi::Module& mod, const ffi::String& name,
+                                      Signature signature);
 
 /*!
  * \brief A statically linked exported symbol (`__tvm_ffi_<name>`, as TVM_FFI_DLL_EXPORT_TYPED_FUNC
  *        and CuTeDSL's export_to_c write it) bound to `signature`.
  */
-ffi::Function FromExternC(TVMFFISafeCallType symbol, Signature signature);
+KWCALL_API ffi::Function FromExternC(TVMFFISafeCallType symbol, Signature signature);
 
 /*!
  * \brief A statically linked exported symbol bound to the signature exported beside it,
@@ -51,7 +54,8 @@ ffi::Function FromExternC(TVMFFISafeCallType symbol, Signature signature);
  *   extern "C" int __tvm_ffi___kwcall_signature_add(void*, const TVMFFIAny*, int32_t, TVMFFIAny*);
  *   ffi::Function add = kwcall::FromExternC(__tvm_ffi_add, __tvm_ffi___kwcall_signature_add);
  */
-ffi::Function FromExternC(TVMFFISafeCallType symbol, TVMFFISafeCallType signature_symbol);
+KWCALL_API ffi::Function FromExternC(TVMFFISafeCallType symbol,
+                                     TVMFFISafeCallType signature_symbol);
 
 }  // namespace kwcall
 

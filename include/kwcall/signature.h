@@ -11,6 +11,7 @@
 #ifndef KWCALL_SIGNATURE_H_
 #define KWCALL_SIGNATURE_H_
 
+#include <kwcall/visibility.h>
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/object.h>
@@ -102,7 +103,7 @@ class SignatureObj : public ffi::Object {
 };
 
 /*! \brief A validated parameter list (a reference to an immutable SignatureObj). */
-class Signature : public ffi::ObjectRef {
+class KWCALL_API Signature : public ffi::ObjectRef {
  public:
   /*!
    * \brief Validate the parameters and build the signature.

@@ -1,6 +1,8 @@
 // The binding TypeError texts (binding_errors.h).
 #include "binding/binding_errors.h"
 
+#include <kwcall/function.h>
+
 #include <cstdint>
 #include <sstream>
 

@@ -8,6 +8,7 @@
 #define KWCALL_SRC_BINDING_PLAN_H_
 
 #include <kwcall/signature.h>
+#include <kwcall/visibility.h>
 #include <tvm/ffi/c_api.h>
 #include <tvm/ffi/function.h>
 
@@ -90,8 +91,14 @@ class BindingPlan {
   mutable KeywordShapes shapes_;  // read lock-free; see keyword_shapes.h
 };
 
-/*! \brief The plan of `f` when it is a kwcall function, else nullptr. */
-const BindingPlan* PlanOf(const ffi::FunctionObj* f);
+/*!
+ * \brief The plan of `f` when it is a kwcall function, else nullptr.
+ *
+ * The one internal function libkwcall exports: the Python extension binds through the plan of
+ * the C++ function it wraps, and only libkwcall can tell its own function objects apart. No
+ * installed header declares it.
+ */
+KWCALL_API const BindingPlan* PlanOf(const ffi::FunctionObj* f);
 
 }  // namespace kwcall
 

@@ -123,6 +123,27 @@ class ParamNames {
   std::vector<NameKey> names_;
 };
 
+/*!
+ * \brief The keyword names of one call (or call site), as BindSlots (binder.h) reads them:
+ *        the C++ front end's Keys.
+ */
+class KeywordNames {
+ public:
+  /*! \brief Views `names` (`count` of them) and `params`, which must outlive this object. */
+  KeywordNames(const ParamNames& params, const NameKey* names, int32_t count)
+      : params_(params), names_(names), count_(count) {}
+  int32_t size() const { return count_; }
+  int32_t Find(int32_t k) const { return params_.Find(names_[k], &hint_); }
+  int Names(int32_t k, int32_t param) const { return params_.Is(param, names_[k]) ? 1 : 0; }
+  std::string_view Text(int32_t k) const { return names_[k].view(); }
+
+ private:
+  const ParamNames& params_;
+  const NameKey* names_;
+  int32_t count_;
+  mutable int32_t hint_ = 0;
+};
+
 }  // namespace kwcall
 
 #endif  // KWCALL_SRC_PARAM_NAMES_H_

@@ -2,10 +2,7 @@
 // weighted Levenshtein distance computed one row at a time in a fixed stack buffer.
 #include "binding/suggest.h"
 
-#include <kwcall/function.h>
-
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <limits>
 
@@ -102,13 +99,5 @@ int32_t SuggestName(std::string_view key, const std::string_view* candidates,
   }
   return best;
 }
-
-namespace {
-// Whether binding errors make the suggestion: set once to match the running interpreter.
-std::atomic<bool> g_keyword_suggestions{true};
-}  // namespace
-
-void SetKeywordSuggestions(bool enabled) { g_keyword_suggestions.store(enabled); }
-bool KeywordSuggestions() { return g_keyword_suggestions.load(std::memory_order_relaxed); }
 
 }  // namespace kwcall

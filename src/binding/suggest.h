@@ -28,9 +28,6 @@ namespace kwcall {
 int32_t SuggestName(std::string_view key, const std::string_view* candidates,
                     int32_t num_candidates);
 
-/*! \brief Whether unexpected-keyword errors suggest a name (kwcall::SetKeywordSuggestions). */
-bool KeywordSuggestions();
-
 }  // namespace kwcall
 
 #endif  // KWCALL_SRC_SUGGEST_H_

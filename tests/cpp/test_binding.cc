@@ -15,17 +15,7 @@ namespace {
 using testing::EchoTarget;
 using testing::ErrorOf;
 using testing::Ints;
-
-// def f(p, /, a, b=10, *, k, m=20)
-ffi::Function MakeF() {
-  return MakeFunction(EchoTarget(), SignatureBuilder("f")
-                                        .PositionalOnly("p")
-                                        .Param("a")
-                                        .Param("b", 10)
-                                        .KeywordOnly("k")
-                                        .KeywordOnly("m", 20)
-                                        .Build());
-}
+using testing::MakeF;
 
 TEST(Binding, NativeFullArityCallIsForwardedUntouched) {
   const ffi::AnyView* seen = nullptr;

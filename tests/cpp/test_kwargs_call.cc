@@ -142,10 +142,17 @@ TEST(KwargsCall, KeywordSuggestionsFollowTheSetting) {
   ffi::Function f = MakeFunction(EchoTarget(), SignatureBuilder("f").Param("alpha").Build());
   EXPECT_EQ(ErrorOf([&] { Call(f, Kw("alhpa", 1)); }),
             "TypeError: f() got an unexpected keyword argument 'alhpa'. Did you mean 'alpha'?");
+  EXPECT_TRUE(KeywordSuggestions());
   SetKeywordSuggestions(false);
+  EXPECT_FALSE(KeywordSuggestions());
   EXPECT_EQ(ErrorOf([&] { Call(f, Kw("alhpa", 1)); }),
             "TypeError: f() got an unexpected keyword argument 'alhpa'");
+  // A call site's shape errors follow the same setting.
+  EXPECT_EQ(ErrorOf([&] { CallSite(f, 0, {"alhpa"}); }),
+            "TypeError: f() got an unexpected keyword argument 'alhpa'");
   SetKeywordSuggestions(true);
+  EXPECT_EQ(ErrorOf([&] { CallSite(f, 0, {"alhpa"}); }),
+            "TypeError: f() got an unexpected keyword argument 'alhpa'. Did you mean 'alpha'?");
 }
 
 TEST(KwargsCall, ErrorsFromTheTargetPropagate) {

@@ -22,6 +22,18 @@ inline ffi::Function EchoTarget() {
   });
 }
 
+// def f(p, /, a, b=10, *, k, m=20) over EchoTarget: every parameter kind, with and without a
+// default.
+inline ffi::Function MakeF() {
+  return MakeFunction(EchoTarget(), SignatureBuilder("f")
+                                        .PositionalOnly("p")
+                                        .Param("a")
+                                        .Param("b", 10)
+                                        .KeywordOnly("k")
+                                        .KeywordOnly("m", 20)
+                                        .Build());
+}
+
 // Runs `body`, expects an ffi::Error, and returns "Kind: message".
 inline std::string ErrorOf(const std::function<void()>& body) {
   try {

@@ -53,4 +53,6 @@ def pytest_pycollect_makemodule(module_path, parent):
 def gil_probe(tmp_path_factory):
     """native/gil_probe.cc: C++ threads that call globals by name, and C++ targets that
     report whether the calling thread holds the GIL."""
-    return build_native("gil_probe", "gil_probe.cc", tmp_path_factory.mktemp("gil_probe"))
+    return build_native(
+        "gil_probe", "gil_probe.cc", tmp_path_factory.mktemp("gil_probe"), with_kwcall=True
+    )

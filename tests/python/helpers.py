@@ -180,15 +180,21 @@ _TESTING_MODULE: list[Any] = []
 
 
 def internals_global(name: str) -> tvm_ffi.Function:
-    """A ``kwcall.testing.*`` global: test-only views of libkwcall's internals, registered by
-    ``native/kwcall_testing.cc`` (built once into build/tests, loaded on first use)."""
+    """A ``kwcall.testing.*`` global: test-only views of kwcall's internal rules, registered by
+    ``native/kwcall_testing.cc`` (built once into build/tests, loaded on first use). libkwcall
+    exports only its public API, so the module compiles the rules' own sources in."""
     if not _TESTING_MODULE:
-        import kwcall.libinfo
+        import tvm_ffi.cpp
 
-        build_dir = Path(__file__).resolve().parents[2] / "build" / "tests" / "kwcall_testing"
+        root = Path(__file__).resolve().parents[2]
+        sources = [NATIVE / "kwcall_testing.cc", root / "src/identifier.cc"]
+        sources.append(root / "src/binding/suggest.cc")
         with _ninja_on_path():
-            path = kwcall.libinfo.build_module(
-                "kwcall_testing", [str(NATIVE / "kwcall_testing.cc")], str(build_dir)
+            path = tvm_ffi.cpp.build(
+                "kwcall_testing",
+                cpp_files=[str(s) for s in sources],
+                extra_include_paths=[str(root / "src"), str(root / "include")],
+                build_directory=str(root / "build" / "tests" / "kwcall_testing"),
             )
         _TESTING_MODULE.append(tvm_ffi.load_module(path))
     return tvm_ffi.get_global_func(name)

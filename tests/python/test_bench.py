@@ -48,7 +48,7 @@ def test_quick_mode_writes_every_output(tmp_path):
         "Performance targets (docs/DESIGN.md)",
     ):
         assert section in table
-    for route in ("A", "B", "C", "D", "E", "F", "B kw", "C kw"):
+    for route in ("A", "B", "C", "D", "E", "F", "G", "B kw", "C kw"):
         assert f"\n| {route} |" in table, route
     data = json.loads((run_dir / "results.json").read_text())
     assert data["machine"]["cpu_count"] >= 1

@@ -1,8 +1,8 @@
 """C++ callers of a kwcall function never need Python.
 
-A native probe (``native/gil_probe.cc``, built once per session with tvm-ffi's C++
-tooling) starts C++ threads that look a global function up by name and call it
-positionally, with defaults, and with tvm-ffi's KWARGS convention. The Python thread
+A native probe (``native/gil_probe.cc``, built once per session against libkwcall)
+starts C++ threads that look a global function up by name and call it positionally, with
+defaults, with tvm-ffi's KWARGS convention and through a ``kwcall::CallSite``. The Python thread
 then waits for them *while holding the GIL* (``release_gil = False`` on the probe's
 ``wait``); the threads make no call before ``wait`` starts, so every call falls in
 that window. A kwcall function must finish every call in that window; a Python-callback

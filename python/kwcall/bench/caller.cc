@@ -6,6 +6,7 @@
 //   0 positional: f(lead..., alpha, beta)        full arity (kwcall: native forward)
 //   1 defaults:   f(lead...)                     trailing defaults left out
 //   2 keywords:   kwcall::Call(f, lead..., Kw("alpha", a), Kw("beta", b))   via KWARGS
+//   3 call site:  site(lead..., a, b), site = kwcall::CallSite(f, len(lead), {"alpha", "beta"})
 #include <dlpack/dlpack.h>
 #include <kwcall/kwcall.h>
 #include <tvm/ffi/container/array.h>
@@ -17,6 +18,8 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -26,7 +29,7 @@ namespace {
 namespace ffi = tvm::ffi;
 using Clock = std::chrono::steady_clock;
 
-enum Mode : int64_t { kPositional = 0, kDefaults = 1, kKeywords = 2 };
+enum Mode : int64_t { kPositional = 0, kDefaults = 1, kKeywords = 2, kCallSite = 3 };
 
 int64_t ElapsedNs(Clock::time_point begin) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - begin).count();
@@ -39,11 +42,52 @@ struct CallArgs {
   int64_t beta;
 };
 
+// What a loop calls: the function, and for kCallSite the site made from it before any timing.
+struct Callee {
+  ffi::Function f;
+  std::optional<kwcall::CallSite> site;
+};
+
+// fn(std::index_sequence<0, ..., count - 1>()) for the counts of leading arguments there are.
+template <typename Fn>
+void ForLeadCount(size_t count, Fn&& fn) {
+  switch (count) {
+    case 1:
+      return fn(std::make_index_sequence<1>());
+    case 3:
+      return fn(std::make_index_sequence<3>());
+    case 9:
+      return fn(std::make_index_sequence<9>());
+    default:
+      TVM_FFI_THROW(ValueError) << "no call shape for " << count << " leading arguments";
+  }
+}
+
+// The site's answer must be the positional call's.
+template <size_t... I>
+void CheckSite(const Callee& c, const CallArgs& a, std::index_sequence<I...>) {
+  const ffi::Any* lead = a.lead.data();
+  const auto want = c.f(lead[I]..., a.alpha, a.beta).template cast<int64_t>();
+  const auto got = (*c.site)(lead[I]..., a.alpha, a.beta).template cast<int64_t>();
+  TVM_FFI_ICHECK_EQ(got, want) << "route G (call site) returned " << got << ", expected " << want;
+}
+
+// Looks `name` up and, for kCallSite, makes and checks the site: all before the clock starts.
+Callee Prepare(const ffi::String& name, const CallArgs& a, int64_t mode) {
+  Callee c{ffi::Function::GetGlobalRequired(name), std::nullopt};
+  if (mode == kCallSite) {
+    c.site.emplace(c.f, static_cast<int32_t>(a.lead.size()),
+                   std::vector<std::string>{"alpha", "beta"});
+    ForLeadCount(a.lead.size(), [&](auto lead) { CheckSite(c, a, lead); });
+  }
+  return c;
+}
+
 // The loop is written out with real C++ call syntax for each arity, so it measures what a
 // C++ caller compiles to (typed packing on the stack), not a hand-built packed array.
 template <size_t... I>
-void Loop(const ffi::Function& f, const CallArgs& a, int64_t n, int64_t mode,
-          std::index_sequence<I...>) {
+void Loop(const Callee& c, const CallArgs& a, int64_t n, int64_t mode, std::index_sequence<I...>) {
+  const ffi::Function& f = c.f;
   const ffi::Any* lead = a.lead.data();
   switch (mode) {
     case kPositional:
@@ -57,22 +101,16 @@ void Loop(const ffi::Function& f, const CallArgs& a, int64_t n, int64_t mode,
         kwcall::Call(f, lead[I]..., kwcall::Kw("alpha", a.alpha), kwcall::Kw("beta", a.beta));
       }
       break;
+    case kCallSite:
+      for (int64_t i = 0; i < n; ++i) (*c.site)(lead[I]..., a.alpha, a.beta);
+      break;
     default:
       TVM_FFI_THROW(ValueError) << "unknown mode " << mode;
   }
 }
 
-void Dispatch(const ffi::Function& f, const CallArgs& a, int64_t n, int64_t mode) {
-  switch (a.lead.size()) {
-    case 1:
-      return Loop(f, a, n, mode, std::make_index_sequence<1>());
-    case 3:
-      return Loop(f, a, n, mode, std::make_index_sequence<3>());
-    case 9:
-      return Loop(f, a, n, mode, std::make_index_sequence<9>());
-    default:
-      TVM_FFI_THROW(ValueError) << "no call shape for " << a.lead.size() << " leading arguments";
-  }
+void Dispatch(const Callee& c, const CallArgs& a, int64_t n, int64_t mode) {
+  ForLeadCount(a.lead.size(), [&](auto lead) { Loop(c, a, n, mode, lead); });
 }
 
 CallArgs MakeArgs(const ffi::Array<ffi::Any>& lead, double alpha, int64_t beta) {
@@ -90,10 +128,10 @@ void SyncStream(const ffi::Optional<ffi::Function>& sync, void* stream) {
 // thread's current tvm-ffi stream.
 int64_t CallN(const ffi::String& name, const ffi::Array<ffi::Any>& lead, double alpha, int64_t beta,
               int64_t n, int64_t mode, int64_t cuda_device, ffi::Optional<ffi::Function> sync) {
-  ffi::Function f = ffi::Function::GetGlobalRequired(name);
   CallArgs args = MakeArgs(lead, alpha, beta);
+  Callee callee = Prepare(name, args, mode);
   Clock::time_point begin = Clock::now();
-  Dispatch(f, args, n, mode);
+  Dispatch(callee, args, n, mode);
   if (cuda_device >= 0) {
     SyncStream(sync, TVMFFIEnvGetStream(kDLCUDA, static_cast<int32_t>(cuda_device)));
   }
@@ -101,9 +139,9 @@ int64_t CallN(const ffi::String& name, const ffi::Array<ffi::Any>& lead, double 
 }
 
 // Starts num_threads plain std::threads (Python never saw them) that each look `name` up
-// and make calls_each calls, released together. On CUDA each thread first makes
-// streams[t] its tvm-ffi current stream (streams empty: the default stream).
-// Returns [wall ns from release to the last finish, then each thread's own ns].
+// (and make their own call site for kCallSite) and make calls_each calls, released together. On
+// CUDA each thread first makes streams[t] its tvm-ffi current stream (streams empty: the default
+// stream). Returns [wall ns from release to the last finish, then each thread's own ns].
 ffi::Array<int64_t> Threads(const ffi::String& name, const ffi::Array<ffi::Any>& lead, double alpha,
                             int64_t beta, int64_t num_threads, int64_t calls_each, int64_t mode,
                             int64_t cuda_device, ffi::Array<int64_t> streams,
@@ -118,10 +156,10 @@ ffi::Array<int64_t> Threads(const ffi::String& name, const ffi::Array<ffi::Any>&
   std::vector<int64_t> thread_ns(num_threads, 0);
   std::vector<ffi::Optional<ffi::Error>> errors(num_threads);
   auto worker = [&](int64_t t) {
-    ffi::Optional<ffi::Function> f;
+    std::optional<Callee> callee;
     void* stream = streams.empty() ? nullptr : reinterpret_cast<void*>(streams[t]);
     try {
-      f = ffi::Function::GetGlobalRequired(name);
+      callee = Prepare(name, args, mode);
       if (cuda_device >= 0) {
         TVMFFIEnvSetStream(kDLCUDA, static_cast<int32_t>(cuda_device), stream, nullptr);
       }
@@ -135,10 +173,10 @@ ffi::Array<int64_t> Threads(const ffi::String& name, const ffi::Array<ffi::Any>&
       cv.notify_all();
       cv.wait(lock, [&] { return go; });
     }
-    if (!f.has_value()) return;
+    if (!callee.has_value()) return;
     try {
       Clock::time_point begin = Clock::now();
-      Dispatch(*f, args, calls_each, mode);
+      Dispatch(*callee, args, calls_each, mode);
       if (cuda_device >= 0) SyncStream(sync, stream);
       thread_ns[t] = ElapsedNs(begin);
     } catch (const ffi::Error& err) {

@@ -7,7 +7,7 @@ from .build import Modules
 from .cells import UNBOUNDED_CALLS, Cell
 from .routes import ALPHA, BETA, Mix
 
-POSITIONAL, DEFAULTS, KEYWORDS = 0, 1, 2  # caller.cc's modes
+POSITIONAL, DEFAULTS, KEYWORDS, CALL_SITE = 0, 1, 2, 3  # caller.cc's modes
 
 # route -> (which registered function, call mode)
 CPP_ROUTES = {
@@ -17,6 +17,7 @@ CPP_ROUTES = {
     "D": ("K", POSITIONAL),
     "E": ("K", DEFAULTS),
     "F": ("K", KEYWORDS),
+    "G": ("K", CALL_SITE),
 }
 
 # A Python-callback route from a plain thread costs ~10 us a call; this bounds its samples.

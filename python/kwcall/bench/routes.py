@@ -1,4 +1,4 @@
-"""The argument mixes and the routes A-F: how each route's function is made and registered
+"""The argument mixes and the routes A-G: how each route's function is made and registered
 as a global, so that C++ and Python call exactly the same objects."""
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ ROUTES = {
     "D": "kwcall, positional",
     "E": "kwcall, trailing defaults left out",
     "F": "kwcall, 2 keywords",
+    "G": "kwcall, the 2 keywords bound once (kwcall::CallSite, C++ only)",
 }
 
 

@@ -4,6 +4,7 @@
 //
 // Nothing here includes Python.h: if these threads can complete calls while the
 // Python thread holds the GIL, the function they call never needed the GIL.
+#include <kwcall/kwcall.h>
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/function.h>
 
@@ -14,6 +15,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -53,13 +55,16 @@ struct Run {
   int running = 0;
 } g_run;
 
-// Calls `name` num_calls times, cycling through the three ways C++ calls a
+// Calls `name` num_calls times, cycling through the four ways C++ calls a
 // kwcall function: native arity (direct forward), fewer arguments (defaults bound
-// in C++) and tvm-ffi's KWARGS convention [a, b, KWARGS, "c", c].
+// in C++), tvm-ffi's KWARGS convention [a, b, KWARGS, "c", c] and a kwcall::CallSite
+// (a function that is not a kwcall function takes KWARGS there instead).
 void Worker(std::string name, int64_t num_calls) {
   try {
     ffi::Function f = ffi::Function::GetGlobalRequired(name);
     ffi::Any kwargs = ffi::Function::GetGlobalRequired("ffi.GetKwargsObject")();
+    std::optional<kwcall::CallSite> site;
+    if (kwcall::GetSignature(f).has_value()) site.emplace(f, 2, std::vector<std::string>{"c"});
     {
       std::unique_lock<std::mutex> lock(g_run.mu);
       g_run.cv.wait(lock, [] { return g_run.go || g_run.stop; });
@@ -67,15 +72,19 @@ void Worker(std::string name, int64_t num_calls) {
     for (int64_t i = 0; i < num_calls && !g_run.stop.load(std::memory_order_relaxed); ++i) {
       int64_t a = i, b = 2 * i, c = i % 7;
       int64_t got = 0, want = 0;
-      switch (i % 3) {
+      switch (i % 4) {
         case 0:
           got = f(a, b, c).cast<int64_t>(), want = a + b + c;
           break;
         case 1:
           got = f(a, b).cast<int64_t>(), want = a + b + 1;
           break;
-        default:
+        case 2:
           got = f(a, b, kwargs, "c", c).cast<int64_t>(), want = a + b + c;
+          break;
+        default:
+          got = (site ? (*site)(a, b, c) : f(a, b, kwargs, "c", c)).cast<int64_t>();
+          want = a + b + c;
           break;
       }
       if (got != want) g_run.mismatches.fetch_add(1);

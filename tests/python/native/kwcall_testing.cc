@@ -1,6 +1,9 @@
-// Test-only FFI globals over libkwcall's internals, for tests that compare kwcall's rules with
-// Python's own, name by name: built and loaded by helpers.testing_global, never shipped.
+// Test-only FFI globals over kwcall's internal rules, for tests that compare them with
+// Python's own, name by name: built and loaded by helpers.internals_global, never shipped.
+// libkwcall exports only its public API, so the rules are compiled in here from the same
+// sources (src/identifier.cc, src/binding/suggest.cc); the Unicode version is libkwcall's.
 #include <tvm/ffi/container/array.h>
+#include <tvm/ffi/function.h>
 #include <tvm/ffi/reflection/registry.h>
 #include <tvm/ffi/string.h>
 
@@ -8,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "../../../src/binding/suggest.h"
-#include "../../../src/identifier.h"
+#include "binding/suggest.h"
+#include "identifier.h"
 
 namespace {
 
@@ -27,7 +30,11 @@ TVM_FFI_STATIC_INIT_BLOCK() {
       // "" when kwcall accepts the name as a parameter name, else why not.
       .def("kwcall.testing.CheckName",
            [](ffi::String name) {
-             kwcall::NameCheck check = kwcall::CheckIdentifier(View(name));
+             // The version Python's kwcall selected at import, in libkwcall.
+             static const ffi::Function version =
+                 ffi::Function::GetGlobalRequired("kwcall.IdentifierUnicodeVersion");
+             const int index = kwcall::FindUnicodeVersion(View(version().cast<ffi::String>()));
+             kwcall::NameCheck check = kwcall::CheckIdentifier(View(name), index);
              if (check.problem == kwcall::NameProblem::kNone) return ffi::String("");
              return ffi::String(kwcall::DescribeNameProblem(View(name), check));
            })
