@@ -33,6 +33,22 @@ def wait_until(condition: Callable[[], Any], what: str, seconds: float = 10.0) -
         time.sleep(0.001)
 
 
+def run_threads_for(threads: list, stop: Any, seconds: float) -> None:
+    """Starts ``threads``, lets them run for ``seconds`` (or until ``stop``, a threading.Event,
+    is set), then sets ``stop`` and joins each, failing if one does not stop within a bounded
+    time (× TIME_SCALE)."""
+    try:
+        for thread in threads:
+            thread.start()
+        stop.wait(seconds)
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=60 * TIME_SCALE)
+            assert not thread.is_alive(), f"{thread.name} did not stop"
+    finally:
+        stop.set()
+
+
 #: C++ sources of the native helper modules some tests build.
 NATIVE = Path(__file__).parent / "native"
 

@@ -11,7 +11,7 @@ import threading
 import kwcall
 import pytest
 import tvm_ffi
-from helpers import TIME_SCALE
+from helpers import TIME_SCALE, run_threads_for
 
 cute = pytest.importorskip("cutlass.cute")
 np = pytest.importorskip("numpy")
@@ -74,14 +74,8 @@ def test_uninstall_racing_module_access_never_raises(module):
     threads = [threading.Thread(target=read) for _ in range(READERS)]
     threads.append(threading.Thread(target=toggle))
     try:
-        for thread in threads:
-            thread.start()
-        stop.wait(SECONDS)
-        stop.set()
-        for thread in threads:
-            thread.join(timeout=60 * TIME_SCALE)
+        run_threads_for(threads, stop, SECONDS)
     finally:
-        stop.set()
         sys.setswitchinterval(interval)
         kwcute.uninstall()
     assert not any(thread.is_alive() for thread in threads)

@@ -23,7 +23,7 @@ import weakref
 import kwcall
 import pytest
 import tvm_ffi
-from helpers import KWARGS, TIME_SCALE, build_native, not_interned, unique
+from helpers import KWARGS, TIME_SCALE, build_native, not_interned, run_threads_for, unique
 
 SECONDS = 2.0 * TIME_SCALE
 PYTHON_CALLERS = 4
@@ -177,15 +177,8 @@ def test_python_and_cpp_threads_with_churn(stress):
     threads += [threading.Thread(target=t) for t in (copier, registrar, cycle_maker, collector)]
     stress.start(f, CPP_CALLERS, 7)
     try:
-        for thread in threads:
-            thread.start()
-        stop.wait(SECONDS)
-        stop.set()
-        for thread in threads:
-            thread.join(timeout=60 * TIME_SCALE)
-            assert not thread.is_alive(), f"{thread.name} did not stop"
+        run_threads_for(threads, stop, SECONDS)
     finally:
-        stop.set()
         cpp_calls, cpp_mismatches, cpp_first = stress.stop()
         tvm_ffi.remove_global_func(name)
 
