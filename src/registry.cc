@@ -76,9 +76,8 @@ TVM_FFI_STATIC_INIT_BLOCK() {
            [](ffi::String version) {
              return SetIdentifierUnicodeVersion(std::string_view(version.data(), version.size()));
            })
-      .def("kwcall.IdentifierUnicodeVersion", []() {
-        return ffi::String(std::string(IdentifierUnicodeVersion()));
-      });
+      .def("kwcall.IdentifierUnicodeVersion",
+           []() { return ffi::String(std::string(IdentifierUnicodeVersion())); });
 }
 
 }  // namespace kwcall
