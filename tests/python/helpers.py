@@ -200,13 +200,14 @@ def internals_global(name: str) -> tvm_ffi.Function:
     ``native/kwcall_testing.cc`` (built once into build/tests, loaded on first use). libkwcall
     exports only its public API, so the module compiles the rules' own sources in."""
     if not _TESTING_MODULE:
-        import tvm_ffi.cpp
+        # Not `import tvm_ffi.cpp`: that would make tvm_ffi a local name, unbound on later calls.
+        from tvm_ffi import cpp as tvm_ffi_cpp
 
         root = Path(__file__).resolve().parents[2]
         sources = [NATIVE / "kwcall_testing.cc", root / "src/identifier.cc"]
         sources.append(root / "src/binding/suggest.cc")
         with _ninja_on_path():
-            path = tvm_ffi.cpp.build(
+            path = tvm_ffi_cpp.build(
                 "kwcall_testing",
                 cpp_files=[str(s) for s in sources],
                 extra_include_paths=[str(root / "src"), str(root / "include")],
