@@ -11,7 +11,6 @@
 
 #include "identifier.h"
 #include "nesting.h"
-#include "param_kinds.h"
 #include "utf8.h"
 
 namespace kwcall {
@@ -24,6 +23,28 @@ constexpr std::array<std::string_view, 35> kPythonKeywords = {
     "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
     "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
     "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
+
+// Each kind in declaration order (positional-only < positional-or-keyword < keyword-only)
+// with its name in messages; the map and JSON forms name kinds in signature_json.cc. A new
+// kind is a row here, one there, and the binder's rules for it.
+struct KindText {
+  ParamKind kind;
+  std::string_view text;
+};
+constexpr std::array<KindText, 3> kKinds = {{
+    {ParamKind::kPositionalOnly, "positional-only"},
+    {ParamKind::kPositionalOrKeyword, "positional-or-keyword"},
+    {ParamKind::kKeywordOnly, "keyword-only"},
+}};
+
+const KindText* FindKind(ParamKind kind) {
+  for (const KindText& info : kKinds) {
+    if (info.kind == kind) return &info;
+  }
+  return nullptr;
+}
+
+int KindRank(ParamKind kind) { return static_cast<int>(FindKind(kind) - kKinds.data()); }
 
 // The one name besides the keywords that CPython's compiler never lets a parameter (or any
 // assignment, or a keyword argument in source) bind: "cannot assign to __debug__".
@@ -109,7 +130,7 @@ Signature Signature::Make(std::string name, std::vector<Param> params) {
       TVM_FFI_THROW(ValueError) << "Duplicate parameter name '" << param.name
                                 << "' in signature of " << display << "()";
     }
-    const KindInfo* kind = FindKind(param.kind);
+    const KindText* kind = FindKind(param.kind);
     if (kind == nullptr) {
       TVM_FFI_THROW(ValueError) << "Parameter '" << param.name << "' has an unknown kind "
                                 << static_cast<int32_t>(param.kind);
