@@ -11,6 +11,7 @@
 
 #include "identifier.h"
 #include "nesting.h"
+#include "param_kinds.h"
 #include "utf8.h"
 
 namespace kwcall {
@@ -24,27 +25,16 @@ constexpr std::array<std::string_view, 35> kPythonKeywords = {
     "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
     "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
 
-// Each kind in declaration order (positional-only < positional-or-keyword < keyword-only)
-// with its name in messages; the map and JSON forms name kinds in signature_json.cc. A new
-// kind is a row here, one there, and the binder's rules for it.
-struct KindText {
-  ParamKind kind;
-  std::string_view text;
-};
-constexpr std::array<KindText, 3> kKinds = {{
-    {ParamKind::kPositionalOnly, "positional-only"},
-    {ParamKind::kPositionalOrKeyword, "positional-or-keyword"},
-    {ParamKind::kKeywordOnly, "keyword-only"},
-}};
+// The row of `kind`, or nullptr for a value that is no kind.
+const KindInfo* InfoOf(ParamKind kind) { return FindKind(static_cast<int32_t>(kind)); }
 
-const KindText* FindKind(ParamKind kind) {
-  for (const KindText& info : kKinds) {
-    if (info.kind == kind) return &info;
-  }
-  return nullptr;
-}
+// A kind's place in declaration order (the table's).
+int KindRank(ParamKind kind) { return static_cast<int>(InfoOf(kind) - kKinds.data()); }
 
-int KindRank(ParamKind kind) { return static_cast<int>(FindKind(kind) - kKinds.data()); }
+static_assert(kKinds[0].number == static_cast<int32_t>(ParamKind::kPositionalOnly) &&
+                  kKinds[1].number == static_cast<int32_t>(ParamKind::kPositionalOrKeyword) &&
+                  kKinds[2].number == static_cast<int32_t>(ParamKind::kKeywordOnly),
+              "param_kinds.h numbers the kinds as ParamKind does");
 
 // The one name besides the keywords that CPython's compiler never lets a parameter (or any
 // assignment, or a keyword argument in source) bind: "cannot assign to __debug__".
@@ -130,16 +120,15 @@ Signature Signature::Make(std::string name, std::vector<Param> params) {
       TVM_FFI_THROW(ValueError) << "Duplicate parameter name '" << param.name
                                 << "' in signature of " << display << "()";
     }
-    const KindText* kind = FindKind(param.kind);
+    const KindInfo* kind = InfoOf(param.kind);
     if (kind == nullptr) {
       TVM_FFI_THROW(ValueError) << "Parameter '" << param.name << "' has an unknown kind "
                                 << static_cast<int32_t>(param.kind);
     }
     if (previous != nullptr && KindRank(param.kind) < KindRank(previous->kind)) {
       TVM_FFI_THROW(ValueError) << "Parameter '" << param.name << "' is " << kind->text
-                                << " but follows " << FindKind(previous->kind)->text
-                                << " parameter '" << previous->name
-                                << "': kinds come in the order positional-only, "
+                                << " but follows " << InfoOf(previous->kind)->text << " parameter '"
+                                << previous->name << "': kinds come in the order positional-only, "
                                 << "positional-or-keyword, keyword-only";
     }
     ValidateDefault(display, param, &default_elements);

@@ -7,7 +7,6 @@
 #include <tvm/ffi/function.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <initializer_list>
 #include <optional>
@@ -15,6 +14,7 @@
 #include <type_traits>
 
 #include "nesting.h"
+#include "param_kinds.h"
 #include "utf8.h"
 
 namespace kwcall {
@@ -97,27 +97,6 @@ ffi::Any JsonParse(std::string_view text) {
   return parse(ffi::String(std::string(text)));
 }
 
-// Each kind's name in the map/JSON form: its inspect.Parameter name. signature.cc holds the
-// kinds' order and their names in messages.
-struct KindName {
-  ParamKind kind;
-  std::string_view inspect_name;
-};
-constexpr std::array<KindName, 3> kKindNames = {{
-    {ParamKind::kPositionalOnly, "POSITIONAL_ONLY"},
-    {ParamKind::kPositionalOrKeyword, "POSITIONAL_OR_KEYWORD"},
-    {ParamKind::kKeywordOnly, "KEYWORD_ONLY"},
-}};
-
-std::string_view InspectName(ParamKind kind) {
-  for (const KindName& entry : kKindNames) {
-    if (entry.kind == kind) return entry.inspect_name;
-  }
-  // Make refuses kinds signature.cc does not know; this table must know the same ones.
-  TVM_FFI_THROW(InternalError) << "kind " << static_cast<int32_t>(kind)
-                               << " has no name in the map form (src/signature_json.cc)";
-}
-
 // The version of the map/JSON form this library reads and writes.
 constexpr int64_t kFormatVersion = 1;
 
@@ -131,15 +110,13 @@ Param ParamFromMap(const ffi::Any& item, size_t index) {
   Param param;
   param.name = std::string(*Field<ffi::String>(*map, "name", "a string", where, true));
   ffi::String kind = *Field<ffi::String>(*map, "kind", "a string", where, true);
-  const KindName* info = std::find_if(kKindNames.begin(), kKindNames.end(), [&](const KindName& k) {
-    return k.inspect_name == View(kind);
-  });
-  if (info == kKindNames.end()) {
+  const KindInfo* info = FindKindByInspectName(View(kind));
+  if (info == nullptr) {
     TVM_FFI_THROW(ValueError) << where << " has an unknown kind '" << ShownText(std::string(kind))
                               << "' (expected POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD or "
                               << "KEYWORD_ONLY)";
   }
-  param.kind = info->kind;
+  param.kind = static_cast<ParamKind>(info->number);
   auto it = map->find("default");
   if (it != map->end()) param.default_value = (*it).second;
   param.unpack = Field<bool>(*map, "unpack", "a bool", where, false).value_or(false);
@@ -153,7 +130,8 @@ ffi::Map<ffi::String, ffi::Any> Signature::ToMap() const {
   for (const Param& param : get()->params()) {
     ffi::Map<ffi::String, ffi::Any> item;
     item.Set("name", ffi::String(param.name));
-    item.Set("kind", ffi::String(std::string(InspectName(param.kind))));
+    item.Set("kind",
+             ffi::String(std::string(FindKind(static_cast<int32_t>(param.kind))->inspect_name)));
     if (param.default_value.has_value()) item.Set("default", *param.default_value);
     if (param.unpack) item.Set("unpack", true);
     params.push_back(item);
