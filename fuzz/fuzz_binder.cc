@@ -1,6 +1,7 @@
 // libFuzzer target for the C++ binder: a random signature, then random packed calls of the real
-// kwcall function (around an echo target), each checked against a reference binder written
-// here, separately from src/, straight from CPython's rules. Any disagreement aborts.
+// kwcall function (around an echo target), each checked against the reference binder
+// (tests/reference/reference_binder.h, written apart from src/ straight from CPython's rules,
+// and shared with tests/cpp/test_reference_binder.cc). Any disagreement aborts.
 //
 // The input drives everything through FuzzedDataProvider: the signature (up to 90 parameters
 // of every kind, with or without defaults, names of every tvm-ffi string length class), then
@@ -24,8 +25,15 @@
 #include <utility>
 #include <vector>
 
+#include "reference/reference_binder.h"
+
 namespace kwcall {
 namespace {
+
+using reference::EchoTarget;
+using reference::Expected;
+using reference::Outcome;
+using reference::Raw;
 
 [[noreturn]] void Fail(const std::string& what) {
   std::fprintf(stderr, "fuzz_binder: %s\n", what.c_str());
@@ -122,21 +130,11 @@ bool ReadsAsCString(NameForm form) {
 
 std::string ObjectText(int64_t id) { return "value_" + std::to_string(id); }
 
-bool IsStringItem(const Item& item) {
-  return item.kind == ItemKind::kName || item.kind == ItemKind::kObject;
-}
-
 // The name a string item gives as a keyword.
 std::string EffectiveText(const Item& item) {
   if (item.kind == ItemKind::kObject) return ObjectText(item.id);
   if (!ReadsAsCString(item.form)) return item.text;
   return item.text.substr(0, item.text.find('\0'));
-}
-
-TVMFFIAny Raw(const ffi::AnyView& view) {
-  TVMFFIAny raw;
-  std::memcpy(&raw, &view, sizeof(raw));
-  return raw;
 }
 
 // The packed array of one call, with everything it points at.
@@ -228,242 +226,7 @@ TVMFFIAny PackItem(Item* item, Packed* packed) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The reference: CPython's initialize_locals for `def name(<params>)`, written out plainly,
-// after kwcall's own rules for the packed convention (a full-arity call without the sentinel
-// is forwarded as it is; a malformed KWARGS tail is a TypeError of its own).
-
-struct Expected {
-  enum What { kValues, kTypeError, kMalformed, kValueError } what = kValues;
-  std::vector<TVMFFIAny> values;  // kValues: what the target receives
-  std::string text;               // kTypeError, kValueError
-  bool may_suggest = false;       // an unknown keyword: 3.13 may append a suggestion
-};
-
-Expected Error(std::string text, bool may_suggest = false) {
-  Expected out;
-  out.what = Expected::kTypeError;
-  out.text = std::move(text);
-  out.may_suggest = may_suggest;
-  return out;
-}
-
-std::string Plural(int64_t n, const std::string& word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
-
-// 'a' / 'a' and 'b' / 'a', 'b', and 'c'
-std::string NaturalList(const std::vector<std::string>& names) {
-  std::vector<std::string> quoted;
-  for (const std::string& name : names) quoted.push_back("'" + name + "'");
-  if (quoted.size() == 1) return quoted[0];
-  if (quoted.size() == 2) return quoted[0] + " and " + quoted[1];
-  std::string out;
-  for (size_t i = 0; i + 1 < quoted.size(); ++i) out += quoted[i] + ", ";
-  return out + "and " + quoted.back();
-}
-
-Expected Reference(const Signature& sig, const std::vector<Item>& items,
-                   const std::vector<TVMFFIAny>& packed, int64_t count) {
-  const std::string name = sig.name();
-  Expected out;
-  if (count < 0) {
-    out.what = Expected::kValueError;
-    out.text = name + "(): invalid argument count " + std::to_string(count);
-    return out;
-  }
-  const int64_t n = static_cast<int64_t>(items.size());
-  const int64_t num_params = sig.num_params();
-  int64_t split = n;
-  for (int64_t i = 0; i < n; ++i) {
-    if (items[i].kind == ItemKind::kSentinel) {
-      split = i;
-      break;
-    }
-  }
-  if (split == n && n == num_params) {
-    out.values = packed;
-    return out;
-  }
-  const int64_t tail = split < n ? n - split - 1 : 0;
-  if (tail % 2 != 0) return Expected{Expected::kMalformed};
-  std::vector<std::string> keys;
-  for (int64_t i = split + 1; i < n; i += 2) {
-    if (!IsStringItem(items[i]) || items[i + 1].kind == ItemKind::kSentinel) {
-      return Expected{Expected::kMalformed};
-    }
-    keys.push_back(EffectiveText(items[i]));
-  }
-
-  int64_t num_positional = 0;
-  int64_t num_posonly = 0;
-  int64_t num_positional_defaults = 0;
-  for (int64_t i = 0; i < num_params; ++i) {
-    const ParamKind kind = sig.param(static_cast<int32_t>(i)).kind;
-    if (kind == ParamKind::kKeywordOnly) continue;
-    ++num_positional;
-    if (kind == ParamKind::kPositionalOnly) ++num_posonly;
-    if (sig.has_default(static_cast<int32_t>(i))) ++num_positional_defaults;
-  }
-  std::vector<std::optional<TVMFFIAny>> value(num_params);
-  const int64_t nargs = split;
-  for (int64_t i = 0; i < std::min(nargs, num_positional); ++i) value[i] = packed[i];
-  for (size_t k = 0; k < keys.size(); ++k) {
-    int64_t param = -1;
-    for (int64_t i = num_posonly; i < num_params && param < 0; ++i) {
-      if (sig.param_name(static_cast<int32_t>(i)) == keys[k]) param = i;
-    }
-    if (param < 0) {
-      std::vector<std::string> conflicts;
-      for (int64_t i = 0; i < num_posonly; ++i) {
-        for (const std::string& key : keys) {
-          if (key == sig.param_name(static_cast<int32_t>(i))) conflicts.push_back(key);
-        }
-      }
-      if (!conflicts.empty()) {
-        std::string names;
-        for (const std::string& conflict : conflicts)
-          names += (names.empty() ? "" : ", ") + conflict;
-        return Error(name + "() got some positional-only arguments passed as keyword arguments: '" +
-                     names + "'");
-      }
-      return Error(name + "() got an unexpected keyword argument '" + keys[k] + "'", true);
-    }
-    if (value[param].has_value()) {
-      return Error(name + "() got multiple values for argument '" +
-                   sig.param_name(static_cast<int32_t>(param)) + "'");
-    }
-    value[param] = packed[split + 2 + 2 * k];
-  }
-  if (nargs > num_positional) {
-    int64_t kwonly_given = 0;
-    for (int64_t i = num_positional; i < num_params; ++i) kwonly_given += value[i].has_value();
-    std::string text = name + "() takes ";
-    if (num_positional_defaults > 0) {
-      text += "from " + std::to_string(num_positional - num_positional_defaults) + " to " +
-              std::to_string(num_positional) + " positional arguments";
-    } else {
-      text += Plural(num_positional, "positional argument");
-    }
-    text += " but " + std::to_string(nargs);
-    if (kwonly_given > 0) {
-      text += std::string(" positional argument") + (nargs == 1 ? "" : "s") + " (and " +
-              Plural(kwonly_given, "keyword-only argument") + ")";
-    }
-    text += nargs == 1 && kwonly_given == 0 ? " was given" : " were given";
-    return Error(text);
-  }
-  std::vector<std::string> missing;
-  for (int64_t i = 0; i < num_positional - num_positional_defaults; ++i) {
-    if (!value[i].has_value()) missing.push_back(sig.param_name(static_cast<int32_t>(i)));
-  }
-  if (!missing.empty()) {
-    return Error(name + "() missing " + Plural(missing.size(), "required positional argument") +
-                 ": " + NaturalList(missing));
-  }
-  for (int64_t i = num_positional; i < num_params; ++i) {
-    if (!value[i].has_value() && !sig.has_default(static_cast<int32_t>(i))) {
-      missing.push_back(sig.param_name(static_cast<int32_t>(i)));
-    }
-  }
-  if (!missing.empty()) {
-    return Error(name + "() missing " + Plural(missing.size(), "required keyword-only argument") +
-                 ": " + NaturalList(missing));
-  }
-  for (int64_t i = 0; i < num_params; ++i) {
-    out.values.push_back(value[i].has_value()
-                             ? *value[i]
-                             : Raw(ffi::AnyView(sig.default_value(static_cast<int32_t>(i)))));
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Running a call and comparing.
-
-struct Outcome {
-  bool ok = false;
-  ffi::Any result;
-  std::string kind;
-  std::string message;
-};
-
-// What the echo target put in its array for a packed argument: the same value, with a C
-// string turned into a string (the array owns its items).
-bool SameValue(const TVMFFIAny& want, const ffi::Any& got_any) {
-  const TVMFFIAny& got = *reinterpret_cast<const TVMFFIAny*>(&got_any);
-  if (want.type_index == kTVMFFIRawStr) {
-    auto text = got_any.try_cast<ffi::String>();
-    return text.has_value() && std::string(*text) == std::string(want.v_c_str);
-  }
-  if (want.type_index != got.type_index) return false;
-  if (want.type_index == kTVMFFISmallStr) {
-    return want.small_str_len == got.small_str_len &&
-           std::memcmp(want.v_bytes, got.v_bytes, want.small_str_len) == 0;
-  }
-  if (want.type_index == kTVMFFINone) return true;
-  return want.v_int64 == got.v_int64;
-}
-
-std::string Describe(const Outcome& got) {
-  if (!got.ok) return "error " + got.kind + ": " + got.message;
-  std::string out = "values [";
-  for (const ffi::Any& item : got.result.cast<ffi::Array<ffi::Any>>()) {
-    const TVMFFIAny& raw = *reinterpret_cast<const TVMFFIAny*>(&item);
-    out += std::to_string(raw.type_index) + ":" + std::to_string(raw.v_int64) + " ";
-  }
-  return out + "]";
-}
-
-std::string Describe(const Expected& want) {
-  switch (want.what) {
-    case Expected::kValues: {
-      std::string out = "values [";
-      for (const TVMFFIAny& raw : want.values) {
-        out += std::to_string(raw.type_index) + ":" + std::to_string(raw.v_int64) + " ";
-      }
-      return out + "]";
-    }
-    case Expected::kTypeError:
-      return "TypeError: " + want.text;
-    case Expected::kMalformed:
-      return "TypeError for a malformed KWARGS tail";
-    case Expected::kValueError:
-      return "ValueError: " + want.text;
-  }
-  return "?";
-}
-
-bool Matches(const Signature& sig, const Expected& want, const Outcome& got) {
-  switch (want.what) {
-    case Expected::kValues: {
-      if (!got.ok) return false;
-      auto values = got.result.try_cast<ffi::Array<ffi::Any>>();
-      if (!values.has_value() || values->size() != want.values.size()) return false;
-      for (size_t i = 0; i < want.values.size(); ++i) {
-        if (!SameValue(want.values[i], (*values)[i])) return false;
-      }
-      return true;
-    }
-    case Expected::kMalformed:
-      return !got.ok && got.kind == "TypeError" && got.message.rfind(sig.name() + "(): ", 0) == 0;
-    case Expected::kValueError:
-      return !got.ok && got.kind == "ValueError" && got.message == want.text;
-    case Expected::kTypeError: {
-      if (got.ok || got.kind != "TypeError") return false;
-      if (got.message == want.text) return true;
-      // CPython 3.13's "Did you mean" names a parameter that may be passed by keyword; which
-      // one is suggest.cc's business (tested against CPython elsewhere).
-      if (!want.may_suggest || got.message.rfind(want.text + ". Did you mean '", 0) != 0) {
-        return false;
-      }
-      for (int32_t i = sig.posonly_count(); i < sig.num_params(); ++i) {
-        if (got.message == want.text + ". Did you mean '" + sig.param_name(i) + "'?") return true;
-      }
-      return false;
-    }
-  }
-  return false;
-}
+// Running a call.
 
 // The entry points a caller can use.
 enum class Entry { kCallPacked, kSafeCall, kKwcallCall, kNullArgs, kNegativeCount };
@@ -764,16 +527,6 @@ std::string Escape(const std::string& text) {
   return out;
 }
 
-std::string DescribeSignature(const Signature& sig) {
-  std::string out = sig.name() + "(";
-  for (int32_t i = 0; i < sig.num_params(); ++i) {
-    out += sig.param_name(i).substr(0, 24) + ":" +
-           std::to_string(static_cast<int>(sig.param(i).kind)) +
-           (sig.has_default(i) ? "=, " : ", ");
-  }
-  return out + ")";
-}
-
 void CheckCall(const Signature& sig, const ffi::Function& f, Entry entry,
                std::vector<Item>* items) {
   if (entry == Entry::kNullArgs || entry == Entry::kNegativeCount) items->clear();
@@ -781,9 +534,20 @@ void CheckCall(const Signature& sig, const ffi::Function& f, Entry entry,
   Packed packed;
   for (Item& item : *items) packed.args.push_back(PackItem(&item, &packed));
   const int64_t count = entry == Entry::kNegativeCount ? -1 : static_cast<int64_t>(items->size());
-  const Expected want = Reference(sig, *items, packed.args, count);
+  // The reference reads keys from the packed array: each must hold the name the item gives
+  // (kwcall::Kw packs some of them).
+  for (size_t i = 0; i < items->size(); ++i) {
+    const Item& item = (*items)[i];
+    if (item.kind != ItemKind::kName && item.kind != ItemKind::kObject) continue;
+    if (reference::StringText(packed.args[i]) != EffectiveText(item)) {
+      Fail("name form " + std::to_string(static_cast<int>(item.form)) + " packed '" +
+           Escape(reference::StringText(packed.args[i]).value_or("(not a string)")) + "' for '" +
+           Escape(EffectiveText(item)) + "'");
+    }
+  }
+  const Expected want = reference::Bind(sig, packed.args.data(), count);
   const Outcome got = Run(f, entry, *items, packed.args);
-  if (!Matches(sig, want, got)) {
+  if (!reference::Matches(sig, want, got)) {
     std::string call;
     for (const Item& item : *items) {
       call += "[" + std::to_string(static_cast<int>(item.kind));
@@ -795,18 +559,11 @@ void CheckCall(const Signature& sig, const ffi::Function& f, Entry entry,
       }
       call += "] ";
     }
-    Fail("mismatch\n  signature: " + Escape(DescribeSignature(sig)) + "\n  call: " + call +
-         "\n  entry: " + std::to_string(static_cast<int>(entry)) +
-         "\n  want: " + Escape(Describe(want)) + "\n  got:  " + Escape(Describe(got)));
+    Fail("mismatch\n  signature: " + Escape(reference::DescribeSignature(sig)) +
+         "\n  call: " + call + "\n  entry: " + std::to_string(static_cast<int>(entry)) +
+         "\n  want: " + Escape(reference::Describe(want)) +
+         "\n  got:  " + Escape(reference::Describe(got)));
   }
-}
-
-ffi::Function EchoTarget() {
-  return ffi::Function::FromPacked([](ffi::PackedArgs args, ffi::Any* rv) {
-    ffi::Array<ffi::Any> out;
-    for (int i = 0; i < args.size(); ++i) out.push_back(args[i]);
-    *rv = out;
-  });
 }
 
 // The same, as a C-ABI function (as CuTeDSL's are): kwcall calls it through safe_call.

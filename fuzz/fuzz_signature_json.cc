@@ -69,7 +69,7 @@ bool Same(const ffi::Any& a, const ffi::Any& b) {
   }
 }
 
-// What a signature's JSON text can hold, decided here independently of signature.cc.
+// What a signature's JSON text can hold, decided here independently of signature_json.cc.
 bool IsJson(const ffi::Any& value) {
   switch (value.type_index()) {
     case ffi::TypeIndex::kTVMFFINone:

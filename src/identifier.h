@@ -3,8 +3,9 @@
 // that the name kwcall binds is the very name Python source code would pass by keyword (the
 // Python parser NFKC-normalizes every identifier it reads). Whether the name is a Python
 // keyword or __debug__ is checked elsewhere (Signature::Make). Only the C++ standard library is
-// used; the Unicode data, one set per Unicode version of a supported Python, comes from
-// src/identifier_table.inc, made by scripts/gen_identifier_table.py.
+// used. The steps are files of their own: strict UTF-8 (utf8.h), the Unicode data of each
+// version of a supported Python (unicode_tables.h) and the NFKC form (nfkc.h); this file holds
+// the rule that puts them together and the process-wide Unicode version.
 #ifndef KWCALL_SRC_IDENTIFIER_H_
 #define KWCALL_SRC_IDENTIFIER_H_
 
@@ -12,6 +13,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+
+#include "unicode_tables.h"
 
 namespace kwcall {
 
@@ -66,15 +69,6 @@ NameCheck CheckIdentifier(std::string_view utf8);
  *        identifier)". `check` is CheckIdentifier(name, ...). Empty for NameProblem::kNone.
  */
 std::string DescribeNameProblem(std::string_view name, const NameCheck& check);
-
-/*! \brief How many Unicode versions kwcall has tables for; indices go oldest first. */
-int UnicodeVersionCount();
-
-/*! \brief The version with index `index`, e.g. "15.1.0"; empty when out of range. */
-std::string_view UnicodeVersionName(int index);
-
-/*! \brief The index of `version` as unicodedata.unidata_version writes it, or -1. */
-int FindUnicodeVersion(std::string_view version);
 
 /*!
  * \brief Makes CheckIdentifier(utf8) follow Unicode `version` in this process: Python's

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import tvm_ffi  # loads libtvm_ffi before the extension
 
-from ._versions import check_tvm_ffi
+from ._tvm_ffi_version import check_tvm_ffi
 
 check_tvm_ffi(tvm_ffi)  # before any native code: tvm-ffi's config mode, unsupported releases
 

@@ -10,17 +10,13 @@
 #include <functional>
 #include <string>
 
+#include "reference/reference_binder.h"
+
 namespace kwcall {
 namespace testing {
 
 // A target that returns its packed arguments as an Array.
-inline ffi::Function EchoTarget() {
-  return ffi::Function::FromPacked([](ffi::PackedArgs args, ffi::Any* rv) {
-    ffi::Array<ffi::Any> out;
-    for (int i = 0; i < args.size(); ++i) out.push_back(args[i]);
-    *rv = out;
-  });
-}
+using reference::EchoTarget;
 
 // def f(p, /, a, b=10, *, k, m=20) over EchoTarget: every parameter kind, with and without a
 // default.

@@ -204,8 +204,10 @@ def internals_global(name: str) -> tvm_ffi.Function:
         from tvm_ffi import cpp as tvm_ffi_cpp
 
         root = Path(__file__).resolve().parents[2]
-        sources = [NATIVE / "kwcall_testing.cc", root / "src/identifier.cc"]
-        sources.append(root / "src/binding/suggest.cc")
+        # The identifier rule's sources (see CMakeLists.txt's KWCALL_SOURCES) and the
+        # suggestion rule's.
+        rules = ["identifier", "nfkc", "unicode_tables", "utf8", "binding/suggest"]
+        sources = [NATIVE / "kwcall_testing.cc", *(root / f"src/{rule}.cc" for rule in rules)]
         with _ninja_on_path():
             path = tvm_ffi_cpp.build(
                 "kwcall_testing",

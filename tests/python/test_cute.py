@@ -207,7 +207,7 @@ def test_install_and_uninstall(out):
 def test_unknown_version_warns_and_leaves_cutedsl_alone(monkeypatch):
     provider = kwcute._cutedsl.provider()
     stock_class = provider.TVMFFIJitCompiledFunctionWithKwargs
-    monkeypatch.setattr(kwcute._versions, "cutedsl_version", lambda: "4.5.3")
+    monkeypatch.setattr(kwcute._cutedsl_versions, "cutedsl_version", lambda: "4.5.3")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert kwcute.install() is False

@@ -26,7 +26,7 @@ import cutlass  # noqa: E402
 from cutlass import Float32, Int32  # noqa: E402
 from cutlass.cute.runtime import from_dlpack  # noqa: E402
 from helpers import collect, cpp_handle, plain  # noqa: E402
-from kwcall import _export, libinfo  # noqa: E402
+from kwcall import _link_signature, libinfo  # noqa: E402
 
 KWARGS = tvm_ffi.core.KWARGS
 
@@ -86,7 +86,7 @@ def cache(tmp_path_factory):
 def test_the_method_links_the_signature_into_the_object(cache):
     fresh, _, _, obj = cache
     found = subprocess.run(["nm", str(obj)], capture_output=True, text=True).stdout.split()
-    assert "__tvm_ffi_func" in found and _export.signature_symbol("func") in found
+    assert "__tvm_ffi_func" in found and _link_signature.signature_symbol("func") in found
     assert not obj.with_name("k.o.kwcall.json").exists()  # the method writes one file, as stock
 
 
@@ -348,4 +348,4 @@ def test_a_dataclass_default_cannot_be_exported_with_its_signature(tmp_path):
     obj = tmp_path / "scales.o"
     with pytest.raises(ValueError, match="parameter 'scales' of with_scales.* JSON cannot"):
         kwcute.export_to_c(fresh, str(obj), function_name="func")
-    assert not obj.exists() and not Path(_export.sidecar_path(str(obj))).exists()
+    assert not obj.exists() and not Path(_link_signature.sidecar_path(str(obj))).exists()

@@ -18,7 +18,7 @@ kwcute = pytest.importorskip("kwcall.cute")
 
 from cutlass import Float32, Int32  # noqa: E402
 from cutlass.cute.runtime import from_dlpack  # noqa: E402
-from kwcall import _export  # noqa: E402
+from kwcall import _link_signature  # noqa: E402
 
 
 @cute.jit
@@ -37,7 +37,7 @@ def symbols(path):
 
 def has_kernel_and_signature(path, name="kern"):
     found = symbols(path).split()
-    return f"__tvm_ffi_{name}" in found and _export.signature_symbol(name) in found
+    return f"__tvm_ffi_{name}" in found and _link_signature.signature_symbol(name) in found
 
 
 def folder_listing(folder):
@@ -156,7 +156,9 @@ def test_without_a_c_compiler_the_signature_is_only_in_the_sidecar(compiled, tmp
     with pytest.warns(RuntimeWarning, match=r"no C compiler .*kern is exported without its sig"):
         sidecar = kwcute.export_to_c(compiled, str(obj), function_name="kern")
     monkeypatch.undo()
-    assert "__tvm_ffi_kern" in symbols(obj) and _export.signature_symbol("kern") not in symbols(obj)
+    assert "__tvm_ffi_kern" in symbols(obj) and _link_signature.signature_symbol(
+        "kern"
+    ) not in symbols(obj)
     assert kwcall.Signature.from_json(open(sidecar, encoding="utf-8").read()) == compiled.signature
 
 

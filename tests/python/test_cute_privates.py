@@ -14,7 +14,7 @@ kwcute = pytest.importorskip("kwcall.cute")
 
 from cutlass import Float32, Int32  # noqa: E402
 from cutlass.cute.runtime import from_dlpack  # noqa: E402
-from kwcall.cute import _cutedsl, _versions  # noqa: E402
+from kwcall.cute import _cutedsl, _cutedsl_versions  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -73,13 +73,13 @@ def test_only_the_private_module_spells_cutedsl_private_names():
 def test_the_supported_range_is_written_once():
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     extra = re.search(r"^cute = \[(.*)\]$", pyproject, re.M).group(1)
-    assert extra == f'"{_versions.REQUIREMENT}"'
-    assert _versions.SUPPORTED_VERSIONS == ("4.6", "4.7", "4.8")
+    assert extra == f'"{_cutedsl_versions.REQUIREMENT}"'
+    assert _cutedsl_versions.SUPPORTED_VERSIONS == ("4.6", "4.7", "4.8")
 
 
 @pytest.fixture
 def unsupported(monkeypatch):
-    monkeypatch.setattr(_versions, "cutedsl_version", lambda: "4.5.3")
+    monkeypatch.setattr(_cutedsl_versions, "cutedsl_version", lambda: "4.5.3")
 
 
 def test_every_entry_point_checks_the_version(unsupported, tmp_path):
@@ -105,7 +105,7 @@ def test_every_entry_point_checks_the_version(unsupported, tmp_path):
 
 
 def test_without_cutedsl_entry_points_say_how_to_install(monkeypatch):
-    monkeypatch.setattr(_versions, "cutedsl_version", lambda: None)
+    monkeypatch.setattr(_cutedsl_versions, "cutedsl_version", lambda: None)
     with pytest.raises(ImportError, match=r'pip install "kwcall\[cute\]"'):
         kwcute.compile(probe_fn, from_dlpack(_OUT), Int32(1))
 

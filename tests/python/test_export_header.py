@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 import tvm_ffi.libinfo
-from kwcall import _export, libinfo
+from kwcall import _link_signature, libinfo
 
 
 @pytest.mark.parametrize("language, compiler", [("c", "cc"), ("c++", "c++")])
@@ -18,7 +18,9 @@ def test_the_macro_compiles_to_the_prefixed_symbol(tmp_path, language, compiler)
     if shutil.which(compiler) is None:
         pytest.skip(f"no {compiler}")
     source = tmp_path / "signature.src"
-    source.write_text(_export.c_source("kern", '{"version": 1, "name": "kern", "params": []}'))
+    source.write_text(
+        _link_signature.c_source("kern", '{"version": 1, "name": "kern", "params": []}')
+    )
     obj = tmp_path / "signature.o"
     includes = [f"-I{libinfo.include_dir()}", f"-I{tvm_ffi.libinfo.find_include_path()}"]
     subprocess.run(
@@ -38,4 +40,4 @@ def test_the_macro_compiles_to_the_prefixed_symbol(tmp_path, language, compiler)
     )
     defined = subprocess.run(["nm", "--defined-only", str(obj)], capture_output=True, text=True)
     names = [line.split()[-1] for line in defined.stdout.splitlines()]
-    assert _export.signature_symbol("kern") in names
+    assert _link_signature.signature_symbol("kern") in names

@@ -4,8 +4,9 @@ A name is accepted iff ``name.isidentifier()``, ``unicodedata.normalize("NFKC", 
 name`` and ``not keyword.iskeyword(name)`` all hold for this interpreter and the name is not
 ``__debug__`` (the Python parser NFKC-normalizes every identifier it reads, so a name that
 normalization changes could never be passed by keyword; its compiler refuses to bind
-``__debug__``). C++ (src/identifier.cc) has tables for each Unicode version of a
-supported Python (scripts/gen_identifier_table.py) and kwcall selects this Python's at import.
+``__debug__``). C++ (src/identifier.cc, with src/unicode_tables.cc's data) has tables for each
+Unicode version of a supported Python (scripts/gen_identifier_table.py) and kwcall selects this
+Python's at import.
 
 Three routes are compared with that oracle:
 

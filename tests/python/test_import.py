@@ -13,7 +13,7 @@ import kwcall
 import pytest
 import tvm_ffi
 from helpers import TIME_SCALE
-from kwcall import _versions
+from kwcall import _tvm_ffi_version
 
 BIN = Path(sys.executable).parent
 
@@ -104,36 +104,36 @@ def test_range_is_the_one_pyproject_toml_writes():
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
     dependencies = tomllib.loads(pyproject.read_text())["project"]["dependencies"]
-    assert f"apache-tvm-ffi{_versions._range()}" in dependencies
+    assert f"apache-tvm-ffi{_tvm_ffi_version._range()}" in dependencies
 
 
 def test_version_comparison_follows_pep_440():
     spec = ">=0.1.10,<0.1.16"
     inside = ["0.1.10", "0.1.10.post1", "0.1.12", "0.1.15.post2", "0.1.15+cu130", "0.1.15.0"]
     outside = ["0.1.9", "0.1.10rc1", "0.1.10.dev3", "0.1.16", "0.1.16rc1", "0.1.16.dev0", "0.2"]
-    assert [v for v in inside if _versions.in_range(v, spec) is not True] == []
-    assert [v for v in outside if _versions.in_range(v, spec) is not False] == []
+    assert [v for v in inside if _tvm_ffi_version.in_range(v, spec) is not True] == []
+    assert [v for v in outside if _tvm_ffi_version.in_range(v, spec) is not False] == []
     for odd in ["", "unknown", "0.1.x", "1.0-beta-3-final"]:
-        assert _versions.in_range(odd, spec) is None
+        assert _tvm_ffi_version.in_range(odd, spec) is None
 
 
 def test_the_installed_tvm_ffi_is_accepted_and_others_are_refused(monkeypatch):
-    _versions.check_tvm_ffi(tvm_ffi)  # what kwcall's import ran
-    spec = _versions._range()
+    _tvm_ffi_version.check_tvm_ffi(tvm_ffi)  # what kwcall's import ran
+    spec = _tvm_ffi_version._range()
 
     class FakeTvmFfi:
         get_global_func = tvm_ffi.get_global_func
         __version__ = "0.1.16"
 
     with pytest.raises(ImportError) as e:
-        _versions.check_tvm_ffi(FakeTvmFfi)
+        _tvm_ffi_version.check_tvm_ffi(FakeTvmFfi)
     assert str(e.value) == (
         f"kwcall does not support the installed apache-tvm-ffi '0.1.16': it supports "
         f'apache-tvm-ffi{spec}; install one of those versions (pip install "apache-tvm-ffi{spec}")'
     )
     FakeTvmFfi.__version__ = "weird"
     with pytest.raises(ImportError, match="cannot read the version of the installed"):
-        _versions.check_tvm_ffi(FakeTvmFfi)
+        _tvm_ffi_version.check_tvm_ffi(FakeTvmFfi)
     del FakeTvmFfi.__version__
     with pytest.raises(ImportError, match="cannot read the version of the installed"):
-        _versions.check_tvm_ffi(FakeTvmFfi)
+        _tvm_ffi_version.check_tvm_ffi(FakeTvmFfi)

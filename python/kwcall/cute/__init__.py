@@ -18,20 +18,21 @@ methods keep working.
   ``export_to_c`` method) writes CuTeDSL's object file with the signature inside it, plus a
   ``.kwcall.json`` sidecar, for disk caches and C++ programs without Python.
 
-The modules, one concept each: ``_versions`` (the supported releases, checked by every entry
-point), ``_cutedsl`` (every CuTeDSL private name, with a probe each), ``_derive`` (the
+The modules, one concept each: ``_cutedsl_versions`` (the supported releases, checked by every
+entry point), ``_cutedsl`` (every CuTeDSL private name, with a probe each), ``_derive`` (the
 signature of a compile), ``_construct`` (the type and the one construction route),
-``_compile`` and ``_install`` (the two ways in), ``_export`` (ahead of time), ``_load``
-(modules loaded back from exported files).
+``_compile`` and ``_install`` (the two ways in), ``_write_export`` (an export's files, and the
+compiled type's ``export_to_c`` method), ``_export_to_c`` (the entry point of the export),
+``_runtime_modules`` (modules loaded back from exported files).
 """
 
 from __future__ import annotations
 
 from ._compile import compile
 from ._construct import from_stock, is_compiled_function
-from ._export import export_to_c
+from ._cutedsl_versions import SUPPORTED_VERSIONS, cutedsl_version, is_supported
+from ._export_to_c import export_to_c
 from ._install import install, is_installed, uninstall
-from ._versions import SUPPORTED_VERSIONS, cutedsl_version, is_supported
 
 __all__ = [
     "SUPPORTED_VERSIONS",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from . import _construct, _versions
+from . import _construct, _cutedsl_versions
 
 _TVM_FFI_OPTION = "--enable-tvm-ffi"
 
@@ -18,7 +18,7 @@ _compile_lock = threading.RLock()
 def compile(fn: Any, *args: Any, options: str | None = None, **kwargs: Any) -> Any:
     """``cute.compile`` with ``--enable-tvm-ffi`` that returns kwcall's object, whether or not
     ``install()`` is in effect."""
-    _versions.require_supported("compile")
+    _cutedsl_versions.require_supported("compile")
     import cutlass.cute as cute
 
     if not options or _TVM_FFI_OPTION not in options.split():

@@ -14,7 +14,7 @@ import tvm_ffi
 
 from .. import _kwcall
 from .._function import bind
-from . import _cutedsl, _derive, _export, _versions
+from . import _cutedsl, _cutedsl_versions, _derive, _write_export
 
 _NO_ENGINE = (
     "{name}() has no native function here: it was compiled without a JIT engine "
@@ -86,7 +86,7 @@ def compiled_type() -> type:
         compiled.__new__ = staticmethod(_new_for_cutedsl)
         compiled.__init__ = _init_noop
         compiled.run_compiled_program = _run_compiled_program
-        compiled.export_to_c = _export.export_method
+        compiled.export_to_c = _write_export.export_method
         compiled.__module__ = "kwcall.cute"
         _stock_classes[key] = stock
         _types[key] = compiled
@@ -103,7 +103,7 @@ def from_stock(stock: Any, fn: Any = None, args: tuple = (), kwargs: dict | None
     CuTeDSL state, kwcall's binding. ``fn`` names the function in errors; ``args``/``kwargs``
     (the compile's) tell dataclass and environment-stream parameters apart exactly as
     CuTeDSL did. Results that are already tvm_ffi.Functions are returned as they are."""
-    _versions.require_supported("from_stock")
+    _cutedsl_versions.require_supported("from_stock")
     if isinstance(stock, tvm_ffi.Function):  # kwcall's already, or CuTeDSL's for no arguments
         return stock
     if not isinstance(stock, _cutedsl.base_class()):

@@ -3,7 +3,7 @@
 The rest of the package calls the functions here and never spells a CuTeDSL private name.
 ``PRIVATE_NAMES`` lists each name with a probe; tests/python/test_cute_privates.py runs every
 probe on the installed CuTeDSL, so a rename fails a test named after what changed. Entry points
-check the version gate (``_versions.require_supported``) before anything here runs.
+check the version gate (``_cutedsl_versions.require_supported``) before anything here runs.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import tvm_ffi
 
-from .._load import exported_symbol
+from .._companion import exported_symbol
 
 
 # -- the modules and classes -------------------------------------------------------------------

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import warnings
 
-from . import _construct, _cutedsl, _load, _versions
+from . import _construct, _cutedsl, _cutedsl_versions, _runtime_modules
 
 _install_lock = threading.Lock()
 _installed = False
@@ -24,7 +24,7 @@ def install() -> bool:
     with _install_lock:
         if _installed:
             return True
-        reason = _versions.unsupported_reason()
+        reason = _cutedsl_versions.unsupported_reason()
         if reason is not None:
             warnings.warn(
                 f"kwcall.cute: {reason}; CuTeDSL is left unchanged", RuntimeWarning, stacklevel=2
@@ -32,7 +32,7 @@ def install() -> bool:
             return False
         compiled = _construct.compiled_type()  # made from CuTeDSL's class before it is replaced
         _cutedsl.set_kwargs_class(compiled)
-        _load.hook()
+        _runtime_modules.hook()
         _installed = True
         return True
 
@@ -45,7 +45,7 @@ def uninstall() -> None:
         if not _installed:
             return
         _cutedsl.set_kwargs_class(_construct.stock_class())
-        _load.unhook()
+        _runtime_modules.unhook()
         _installed = False
 
 

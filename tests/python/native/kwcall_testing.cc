@@ -1,7 +1,8 @@
 // Test-only FFI globals over kwcall's internal rules, for tests that compare them with
 // Python's own, name by name: built and loaded by helpers.internals_global, never shipped.
 // libkwcall exports only its public API, so the rules are compiled in here from the same
-// sources (src/identifier.cc, src/binding/suggest.cc); the Unicode version is libkwcall's.
+// sources (the identifier rule's and src/binding/suggest.cc); the Unicode version is
+// libkwcall's.
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/reflection/registry.h>

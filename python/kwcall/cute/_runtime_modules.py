@@ -15,9 +15,9 @@ from typing import Any
 
 import tvm_ffi
 
+from .._companion import Lookup, exported_signature
 from .._function import Function, wrap
-from .._load import Lookup, exported_signature
-from . import _cutedsl, _versions
+from . import _cutedsl, _cutedsl_versions
 
 _HOOKED = ("__getattr__", "__getitem__")
 
@@ -43,7 +43,7 @@ def lookup(module: Any) -> Lookup | None:
         return None
     if not isinstance(module, cls):
         return None
-    reason = _versions.unsupported_reason()
+    reason = _cutedsl_versions.unsupported_reason()
     if reason is not None:
         raise RuntimeError(f"kwcall.load_function: {reason}")
     if not _cutedsl.module_is_tvm_ffi(module):

@@ -25,7 +25,7 @@ from pathlib import Path
 import tvm_ffi.libinfo
 
 from . import libinfo
-from ._load import companion_name, exported_symbol
+from ._companion import companion_name, exported_symbol
 
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _HEADER = "kwcall/export.h"
