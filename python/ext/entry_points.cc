@@ -1,13 +1,12 @@
-// kwcall.Function's vectorcall entry points. An instance bound before anyone else has it
-// (make, copy) and never given a preprocess step calls CallNative or CallBound, chosen once.
-// One made unbound (new_unbound: bound and given its step later, while other threads may call
+// kwcall.Function's late entry point. An instance bound before anyone else has it (make,
+// copy) and never given a preprocess step calls its binding's entry point (binding.h), chosen
+// once. One made unbound (new_unbound: bound and given its step later, while other threads may call
 // it) calls CallLate, which reads its state on every call.
 #include "entry_points.h"
 
 #include <tvm/ffi/function.h>
 
 #include "binding.h"
-#include "binding/binding_plan.h"
 #include "binding/small_array.h"
 #include "ffi_objects.h"
 #include "function_layout.h"
@@ -29,16 +28,6 @@ PyObject* CallUnbound(PyObject* self, PyObject* const*, size_t, PyObject*) {
   Py_XDECREF(empty);
   Py_XDECREF(fn);
   return result;
-}
-
-// The binding was set before the instance was shared: plain loads.
-PyObject* CallBound(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  return Fields(self).binding->Call(self, args, PyVectorcall_NARGS(nargsf), kwnames);
-}
-
-// Signatures whose full-arity positional call is native (binding_plan.h).
-PyObject* CallNative(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  return Fields(self).binding->CallNative(self, args, PyVectorcall_NARGS(nargsf), kwnames);
 }
 
 // With a preprocess step: (args, kwargs) go through `step` as a tuple and a dict, and what it
@@ -116,14 +105,7 @@ PyObject* CallLate(PyObject* self, PyObject* const* args, size_t nargsf, PyObjec
   if (PyObject* step = LoadAcquire(&Fields(self).preprocess)) {
     return CallPreprocessed(self, b, step, args, nargsf, kwnames);
   }
-  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-  return b->plan().positional_is_native() ? b->CallNative(self, args, nargs, kwnames)
-                                          : b->Call(self, args, nargs, kwnames);
-}
-
-// The entry point of an instance bound before it is shared.
-vectorcallfunc BoundEntryPoint(const Binding& binding) {
-  return binding.plan().positional_is_native() ? CallNative : CallBound;
+  return b->entry_point()(self, args, nargsf, kwnames);
 }
 
 }  // namespace python

@@ -12,10 +12,10 @@
 
 #include "base_layout.h"
 #include "binding.h"
-#include "binding/binding_plan.h"
 #include "entry_points.h"
 #include "ffi_objects.h"
 #include "function_layout.h"
+#include "function_object.h"
 #include "shared_fields.h"
 
 namespace kwcall {
@@ -207,9 +207,10 @@ PyObject* Copy(PyObject* self, PyObject*) {
     ResetHandle(copy, handle);
     Fields(copy).binding = copied;
     Fields(copy).preprocess = step;
-    if (Fields(self).vectorcall != CallLate) Fields(copy).vectorcall = BoundEntryPoint(*copied);
+    if (Fields(self).vectorcall != CallLate) Fields(copy).vectorcall = copied->entry_point();
   }
   ReleaseGilOf(copy) = ReleasesGil(self);
+  if (b != nullptr) Fields(copy).binding->SelectCallee(ReleasesGil(copy));
   if (PyObject* dict = reinterpret_cast<BaseLayout*>(self)->dict) {
     PyObject* copied = PyDict_Copy(dict);
     if (copied == nullptr) {
@@ -231,6 +232,25 @@ PyObject* Reduce(PyObject* self, PyObject*) {
   return nullptr;
 }
 
+// release_gil is tvm_ffi.Function's property, wrapped so that setting it also settles the
+// private callee calls use (Binding::SelectCallee): a call then reads neither the setting
+// nor anything else about it.
+PyObject* g_base_release_gil = nullptr;  // tvm_ffi.Function.release_gil, its descriptor
+
+PyObject* GetReleaseGil(PyObject* self, void*) {
+  return Py_TYPE(g_base_release_gil)
+      ->tp_descr_get(g_base_release_gil, self, reinterpret_cast<PyObject*>(Py_TYPE(self)));
+}
+
+int SetReleaseGil(PyObject* self, PyObject* value, void*) {
+  if (Py_TYPE(g_base_release_gil)->tp_descr_set(g_base_release_gil, self, value) < 0) return -1;
+  // Under the lock Bind publishes with: the callee follows the setting last written.
+  KWCALL_BEGIN_CRITICAL_SECTION(self);
+  if (const Binding* b = Fields(self).binding) b->SelectCallee(ReleasesGil(self));
+  KWCALL_END_CRITICAL_SECTION();
+  return 0;
+}
+
 PyMethodDef kMethods[] = {
     {"asobject", AsObject, METH_NOARGS, "This function itself (for tvm_ffi.convert)."},
     {"__copy__", Copy, METH_NOARGS, "A copy sharing the native function."},
@@ -242,6 +262,7 @@ PyGetSetDef kGetSet[] = {
     {"signature", GetSignatureAttr, nullptr, "The kwcall.Signature this function binds.", nullptr},
     {"target", GetTargetAttr, nullptr, "The function called with the bound arguments.", nullptr},
     {"__signature__", GetInspectSignature, nullptr, "The signature as inspect shows it.", nullptr},
+    {"release_gil", GetReleaseGil, SetReleaseGil, "Whether a call releases the GIL.", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
 PyMemberDef kMembers[] = {
@@ -290,6 +311,13 @@ PyTypeObject* FunctionType() { return g_function_type; }
 
 PyObject* CreateFunctionType() {
   PyObject* base = reinterpret_cast<PyObject*>(FfiObjects().function_type);
+  g_base_release_gil = PyObject_GetAttrString(base, "release_gil");  // kept for the process
+  if (g_base_release_gil == nullptr) return nullptr;
+  if (Py_TYPE(g_base_release_gil)->tp_descr_get == nullptr ||
+      Py_TYPE(g_base_release_gil)->tp_descr_set == nullptr) {
+    PyErr_SetString(PyExc_ImportError, "tvm_ffi.Function.release_gil is not a settable property");
+    return nullptr;
+  }
   PyObject* core = PyImport_ImportModule("tvm_ffi.core");
   if (core == nullptr) return nullptr;
   PyObject* convertible = PyObject_GetAttrString(core, "ObjectConvertible");
@@ -369,6 +397,7 @@ bool PublishBinding(PyObject* self, void* handle, Binding* binding) {
   KWCALL_BEGIN_CRITICAL_SECTION(self);
   KwFunctionLayout& fields = Fields(self);
   if (fields.binding == nullptr) {
+    binding->SelectCallee(ReleasesGil(self));  // SetReleaseGil selects later ones
     Publish(&fields.unbound_handle, ChandleOf(self));
     Publish(&ChandleOf(self), handle);
     Publish(&fields.binding, binding);
@@ -437,7 +466,7 @@ PyObject* Make(PyTypeObject* cls, PyObject* target, PyObject* signature) {
   PyObject* self = NewUnbound(cls, nullptr);
   if (self != nullptr && Bind(self, target, signature) < 0) Py_CLEAR(self);
   // Bound before anyone else has it: the entry point for its binding, chosen once.
-  if (self != nullptr) Fields(self).vectorcall = BoundEntryPoint(*Fields(self).binding);
+  if (self != nullptr) Fields(self).vectorcall = Fields(self).binding->entry_point();
   return self;
 }
 

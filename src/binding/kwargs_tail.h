@@ -12,7 +12,8 @@ namespace kwcall {
 
 /*! \brief Whether the packed argument `value` is the KWARGS sentinel object `sentinel`. */
 inline bool IsKwargsSentinel(const TVMFFIAny& value, const void* sentinel) {
-  return value.type_index == kTVMFFIObject && value.v_obj == sentinel;
+  // The pointer first: it is rarely equal, so most arguments cost one compare.
+  return value.v_obj == sentinel && value.type_index == kTVMFFIObject;
 }
 
 /*! \brief Index of the first argument for which `is_sentinel` holds, or `num_args`. */
