@@ -3,8 +3,8 @@
 // rules, the names' lookup and the keyword-shape cache are the C++ function's binding plan
 // (src/binding/binding_plan.h), shared with C++ callers, and it binds through the one bind
 // pipeline (src/binding/bind_call.h). Made once, when the function is bound.
-#ifndef KWCALL_PYTHON_BINDING_H_
-#define KWCALL_PYTHON_BINDING_H_
+#ifndef KWCALL_PYTHON_EXT_BINDING_H_
+#define KWCALL_PYTHON_EXT_BINDING_H_
 
 #include <Python.h>
 #include <kwcall/signature.h>
@@ -127,4 +127,4 @@ class Binding {
 }  // namespace python
 }  // namespace kwcall
 
-#endif  // KWCALL_PYTHON_BINDING_H_
+#endif  // KWCALL_PYTHON_EXT_BINDING_H_

@@ -1,7 +1,7 @@
 // kwcall.Function's late entry point. An instance bound before anyone else has it (make,
 // copy) and never given a preprocess step calls its binding's entry point (binding.h), chosen
-// once. One made unbound (new_unbound: bound and given its step later, while other threads may call
-// it) calls CallLate, which reads its state on every call.
+// once. One made unbound (new_unbound: bound and given its step later, while other threads
+// may call it) calls CallLate, which reads its state on every call.
 #include "entry_points.h"
 
 #include <tvm/ffi/function.h>

@@ -1,6 +1,6 @@
 // kwcall.Function's late entry point (entry_points.cc); the others are its binding's.
-#ifndef KWCALL_PYTHON_ENTRY_POINTS_H_
-#define KWCALL_PYTHON_ENTRY_POINTS_H_
+#ifndef KWCALL_PYTHON_EXT_ENTRY_POINTS_H_
+#define KWCALL_PYTHON_EXT_ENTRY_POINTS_H_
 
 #include <Python.h>
 
@@ -13,4 +13,4 @@ PyObject* CallLate(PyObject* self, PyObject* const* args, size_t nargsf, PyObjec
 }  // namespace python
 }  // namespace kwcall
 
-#endif  // KWCALL_PYTHON_ENTRY_POINTS_H_
+#endif  // KWCALL_PYTHON_EXT_ENTRY_POINTS_H_

@@ -1,7 +1,7 @@
 // The C layout of a kwcall.Function instance, shared by its type (function_type.cc) and its
 // entry points (entry_points.cc).
-#ifndef KWCALL_PYTHON_FUNCTION_LAYOUT_H_
-#define KWCALL_PYTHON_FUNCTION_LAYOUT_H_
+#ifndef KWCALL_PYTHON_EXT_FUNCTION_LAYOUT_H_
+#define KWCALL_PYTHON_EXT_FUNCTION_LAYOUT_H_
 
 #include <Python.h>
 
@@ -33,4 +33,4 @@ inline KwFunctionLayout& Fields(PyObject* self) {
 }  // namespace python
 }  // namespace kwcall
 
-#endif  // KWCALL_PYTHON_FUNCTION_LAYOUT_H_
+#endif  // KWCALL_PYTHON_EXT_FUNCTION_LAYOUT_H_

@@ -15,6 +15,8 @@
 #ifndef KWCALL_SRC_BINDING_BIND_CALL_H_
 #define KWCALL_SRC_BINDING_BIND_CALL_H_
 
+#include <tvm/ffi/base_detail.h>
+
 #include <cstdint>
 
 #include "binding/binding_plan.h"
@@ -48,14 +50,16 @@ inline void FillDefaults(uint64_t mask, const T* defaults, T* bound) {
 
 namespace bind_call_detail {
 
+// Inlined into each front end's adapter, where the call's fields are locals the stores into
+// `bound` cannot alias.
 template <typename Call>
-inline void CopyPositional(const Call& call, int32_t nargs, typename Call::Value* bound) {
+TVM_FFI_INLINE void CopyPositional(const Call& call, int32_t nargs, typename Call::Value* bound) {
   for (int32_t i = 0; i < nargs; ++i) Call::Copy(&bound[i], call.positional(i));
 }
 
 // Step 3: each keyword must name the parameter it named when the shape bound.
 template <typename Call>
-inline bool BindShape(const Call& call, const KeywordShapes::Shape& shape,
+TVM_FFI_INLINE bool BindShape(const Call& call, const KeywordShapes::Shape& shape,
                       typename Call::Value* bound) {
   for (int32_t k = 0; k < shape.num_keywords; ++k) {
     const int32_t param = shape.params[k];
@@ -68,9 +72,10 @@ inline bool BindShape(const Call& call, const KeywordShapes::Shape& shape,
 }
 
 // Step 4: false on anything but a clean bind (an error to word, a key the front end leaves
-// to the full rules, a signature too wide for the masks); the full rules then decide.
+// to the full rules, a signature too wide for the masks); the full rules then decide. Out of
+// line: inlined, its frame would be paid by the steps before it too.
 template <typename Call>
-inline bool BindOnePass(const BindingPlan& plan, const Call& call, int32_t nargs,
+[[gnu::noinline]] bool BindOnePass(const BindingPlan& plan, const Call& call, int32_t nargs,
                         int32_t num_keywords, typename Call::Value* bound) {
   if (!plan.fits_masks() || nargs > plan.num_positional()) return false;
   uint64_t filled = nargs == 64 ? ~uint64_t{0} : (uint64_t{1} << nargs) - 1;
@@ -110,7 +115,7 @@ inline bool BindOnePass(const BindingPlan& plan, const Call& call, int32_t nargs
  * \return Whether the call bound; false only from BindFull, with its error reported.
  */
 template <typename Call>
-inline bool BindCall(const BindingPlan& plan, const Call& call, typename Call::Value* bound) {
+TVM_FFI_INLINE bool BindCall(const BindingPlan& plan, const Call& call, typename Call::Value* bound) {
   const int32_t nargs = call.nargs();
   const int32_t num_keywords = call.num_keywords();
   if (num_keywords == 0 && plan.TakesTrailingDefaults(nargs)) {

@@ -4,8 +4,8 @@
 // (PlanOf there). Parameter names, the masks and default values of the one-pass bind, which calls
 // need no lookup at all, and the keyword-shape cache with its policy all live here, so a
 // binding rule is one edit for both languages.
-#ifndef KWCALL_SRC_BINDING_PLAN_H_
-#define KWCALL_SRC_BINDING_PLAN_H_
+#ifndef KWCALL_SRC_BINDING_BINDING_PLAN_H_
+#define KWCALL_SRC_BINDING_BINDING_PLAN_H_
 
 #include <kwcall/signature.h>
 #include <tvm/ffi/c_api.h>
@@ -103,4 +103,4 @@ class BindingPlan {
 
 }  // namespace kwcall
 
-#endif  // KWCALL_SRC_BINDING_PLAN_H_
+#endif  // KWCALL_SRC_BINDING_BINDING_PLAN_H_
