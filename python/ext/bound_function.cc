@@ -1,6 +1,6 @@
-// Binding a Python call: the plan's rules (binder.h) over kwnames, its keyword-shape cache,
+// BoundFunction a Python call: the plan's rules (binder.h) over kwnames, its keyword-shape cache,
 // and the call of the target with the bound objects.
-#include "binding.h"
+#include "bound_function.h"
 
 #include <tvm/ffi/c_api.h>
 
@@ -136,7 +136,7 @@ PyObject* CallFfiFunction(PyObject* fn, PyObject* const* items, Py_ssize_t n) {
 
 }  // namespace
 
-Binding::Binding(const Binding& other)
+BoundFunction::BoundFunction(const BoundFunction& other)
     : plan_(other.plan_),
       arity_(other.arity_),
       entry_point_(other.entry_point_),
@@ -153,13 +153,13 @@ Binding::Binding(const Binding& other)
   for (PyObject* obj : {target_, signature_obj_, defaults_tuple_, unpack_fn_}) Py_INCREF(obj);
 }
 
-Binding* Binding::Copy() const {
-  std::unique_ptr<Binding> b(new Binding(*this));
+BoundFunction* BoundFunction::Copy() const {
+  std::unique_ptr<BoundFunction> b(new BoundFunction(*this));
   if (ffi_callees_[0] != nullptr && !b->MakeCallees(ChandleOf(ffi_callees_[0]))) return nullptr;
   return b.release();
 }
 
-Binding::~Binding() {
+BoundFunction::~BoundFunction() {
   for (PyObject* name : names_) Py_XDECREF(name);
   Py_XDECREF(target_);
   Py_XDECREF(signature_obj_);
@@ -168,7 +168,7 @@ Binding::~Binding() {
   for (PyObject* callee : ffi_callees_) Py_XDECREF(callee);
 }
 
-bool Binding::MakeCallees(void* handle) {
+bool BoundFunction::MakeCallees(void* handle) {
   for (int release_gil : {0, 1}) {
     PyObject* callee = NewFfiFunction(handle);
     if (callee == nullptr) return false;
@@ -178,14 +178,15 @@ bool Binding::MakeCallees(void* handle) {
   return true;
 }
 
-Binding* Binding::Make(const BindingPlan* plan, PyObject* target, PyObject* signature_obj,
-                       PyObject* defaults, PyObject* unpack_fn) {
+BoundFunction* BoundFunction::Make(const BindingPlan* plan, PyObject* target,
+                                   PyObject* signature_obj, PyObject* defaults,
+                                   PyObject* unpack_fn) {
   const Signature& signature = plan->signature();
   if (!PyTuple_Check(defaults) || PyTuple_GET_SIZE(defaults) != signature.num_params()) {
     PyErr_SetString(PyExc_TypeError, "defaults must be a tuple with one entry per parameter");
     return nullptr;
   }
-  std::unique_ptr<Binding> b(new Binding());
+  std::unique_ptr<BoundFunction> b(new BoundFunction());
   for (PyObject* obj : {target, signature_obj, defaults, unpack_fn}) Py_INCREF(obj);
   b->plan_ = plan;
   b->arity_ = plan->arity();
@@ -235,8 +236,9 @@ Binding* Binding::Make(const BindingPlan* plan, PyObject* target, PyObject* sign
 // pipeline inlined: the native one forwards a full-arity positional call without looking at
 // anything but the arguments.
 template <CallKind kKind>
-PyObject* Binding::Entry(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  const Binding& b = *Fields(self).binding;  // set before the instance was shared
+PyObject* BoundFunction::Entry(PyObject* self, PyObject* const* args, size_t nargsf,
+                               PyObject* kwnames) {
+  const BoundFunction& b = *Fields(self).binding;  // set before the instance was shared
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   if constexpr (kKind == CallKind::kNative) {
     if (TVM_FFI_PREDICT_TRUE(kwnames == nullptr &&
@@ -248,8 +250,8 @@ PyObject* Binding::Entry(PyObject* self, PyObject* const* args, size_t nargsf, P
   return b.BindAndCall<kKind == CallKind::kUnpack>(self, args, nargs, kwnames);
 }
 
-PyObject* Binding::Call(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                        PyObject* kwnames) const {
+PyObject* BoundFunction::Call(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                              PyObject* kwnames) const {
   return plan_->call_kind() == CallKind::kUnpack ? BindAndCall<true>(self, args, nargs, kwnames)
                                                  : BindAndCall<false>(self, args, nargs, kwnames);
 }
@@ -261,7 +263,7 @@ class PyCall {
  public:
   using Value = PyObject*;
 
-  PyCall(const Binding& binding, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames)
+  PyCall(const BoundFunction& binding, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames)
       : binding_(binding),
         args_(args),
         kwnames_(kwnames),
@@ -308,7 +310,7 @@ class PyCall {
   bool fits_pipeline() const { return nargs_ <= binding_.arity_ && num_keywords_ <= INT32_MAX; }
 
  private:
-  const Binding& binding_;
+  const BoundFunction& binding_;
   PyObject* const* args_;
   PyObject* kwnames_;
   Py_ssize_t nargs_;
@@ -316,8 +318,8 @@ class PyCall {
 };
 
 template <bool kUnpack>
-PyObject* Binding::BindAndCall(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                               PyObject* kwnames) const {
+PyObject* BoundFunction::BindAndCall(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                                     PyObject* kwnames) const {
   // tvm-ffi's packers write a KWARGS tail instead of keywords, never beside them.
   if (kwnames == nullptr) {
     const Py_ssize_t sentinel_at =
@@ -330,8 +332,8 @@ PyObject* Binding::BindAndCall(PyObject* self, PyObject* const* args, Py_ssize_t
 }
 
 template <bool kUnpack>
-PyObject* Binding::BindKeywordsAndCall(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                                       PyObject* kwnames) const {
+PyObject* BoundFunction::BindKeywordsAndCall(PyObject* self, PyObject* const* args,
+                                             Py_ssize_t nargs, PyObject* kwnames) const {
   const PyCall call(*this, args, nargs, kwnames);
   SmallArray<PyObject*> bound(arity_);
   // More than a signature can bind is an error, which only the full rules word.
@@ -345,8 +347,8 @@ PyObject* Binding::BindKeywordsAndCall(PyObject* self, PyObject* const* args, Py
 // tvm-ffi's own keyword packing from Python, `f(x, KWARGS, "alpha", 2.0)`: the tail becomes
 // keywords and the call is bound like any other.
 template <bool kUnpack>
-PyObject* Binding::CallWithKwargsTail(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                                      Py_ssize_t sentinel_at) const {
+PyObject* BoundFunction::CallWithKwargsTail(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                                            Py_ssize_t sentinel_at) const {
   const KwargsTail tail = SplitKwargsTail(nargs, sentinel_at);
   if (tail.odd) {
     SetTypeError(binding_errors::KwargsTailOdd(signature(), tail.size));
@@ -385,7 +387,7 @@ PyObject* Binding::CallWithKwargsTail(PyObject* self, PyObject* const* args, Py_
   return result;
 }
 
-PyObject* Binding::Unpack(PyObject* const* bound) const {
+PyObject* BoundFunction::Unpack(PyObject* const* bound) const {
   SmallArray<PyObject*> values(arity_);
   SmallArray<PyObject*> owned(arity_);
   for (int32_t i = 0; i < arity_; ++i) owned[i] = nullptr;
@@ -403,7 +405,7 @@ PyObject* Binding::Unpack(PyObject* const* bound) const {
   return result;
 }
 
-PyObject* Binding::CallTarget(PyObject* const* bound, Py_ssize_t n) const {
+PyObject* BoundFunction::CallTarget(PyObject* const* bound, Py_ssize_t n) const {
   // The private callee release_gil picked (SelectCallee); none for a Python callable.
   PyObject* callee = __atomic_load_n(&callee_, __ATOMIC_RELAXED);
   if (callee == nullptr) return PyObject_Vectorcall(target_, bound, n, nullptr);
@@ -419,7 +421,7 @@ PyObject* Binding::CallTarget(PyObject* const* bound, Py_ssize_t n) const {
 // object's only holder. Any
 // other holder (a registered global, a copy, another function made from the same signature, a
 // C++ caller) is a root the collector cannot see, and the references stay external.
-bool Binding::OwnsCppDefaults(PyObject* self) const {
+bool BoundFunction::OwnsCppDefaults(PyObject* self) const {
   using ffi::details::ObjectUnsafe;
   const auto* fn = ObjectUnsafe::RawObjectPtrFromUnowned<ffi::Object>(
       static_cast<TVMFFIObject*>(ChandleOf(self)));
@@ -432,7 +434,7 @@ bool Binding::OwnsCppDefaults(PyObject* self) const {
   return true;
 }
 
-int Binding::Traverse(PyObject* self, visitproc visit, void* arg) const {
+int BoundFunction::Traverse(PyObject* self, visitproc visit, void* arg) const {
   Py_VISIT(target_);
   Py_VISIT(signature_obj_);
   Py_VISIT(defaults_tuple_);

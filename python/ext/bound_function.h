@@ -3,8 +3,8 @@
 // rules, the names' lookup and the keyword-shape cache are the C++ function's binding plan
 // (src/binding/binding_plan.h), shared with C++ callers, and it binds through the one bind
 // pipeline (src/binding/bind_call.h). Made once, when the function is bound.
-#ifndef KWCALL_PYTHON_EXT_BINDING_H_
-#define KWCALL_PYTHON_EXT_BINDING_H_
+#ifndef KWCALL_PYTHON_EXT_BOUND_FUNCTION_H_
+#define KWCALL_PYTHON_EXT_BOUND_FUNCTION_H_
 
 #include <Python.h>
 #include <kwcall/signature.h>
@@ -19,7 +19,7 @@
 namespace kwcall {
 namespace python {
 
-class Binding {
+class BoundFunction {
  public:
   /*!
    * \brief A binding for a kwcall.Function whose handle is the C++ kwcall function with
@@ -33,15 +33,15 @@ class Binding {
    *        themselves, not FFI copies).
    * \param unpack_fn Called on the values of parameters marked for unpacking.
    */
-  static Binding* Make(const BindingPlan* plan, PyObject* target, PyObject* signature_obj,
-                       PyObject* defaults, PyObject* unpack_fn);
+  static BoundFunction* Make(const BindingPlan* plan, PyObject* target, PyObject* signature_obj,
+                             PyObject* defaults, PyObject* unpack_fn);
   /*!
    * \brief The same binding for a copy of the function (which shares its handle), with
    *        private callees of its own; nullptr with an exception set.
    */
-  Binding* Copy() const;
-  ~Binding();
-  Binding& operator=(const Binding&) = delete;
+  BoundFunction* Copy() const;
+  ~BoundFunction();
+  BoundFunction& operator=(const BoundFunction&) = delete;
 
   /*!
    * \brief The vectorcall entry point of an instance bound to this binding, chosen from the
@@ -75,8 +75,8 @@ class Binding {
   PyObject* signature_obj() const { return signature_obj_; }
 
  private:
-  Binding() = default;
-  Binding(const Binding& other);
+  BoundFunction() = default;
+  BoundFunction(const BoundFunction& other);
 
   friend class PyCall;
 
@@ -127,4 +127,4 @@ class Binding {
 }  // namespace python
 }  // namespace kwcall
 
-#endif  // KWCALL_PYTHON_EXT_BINDING_H_
+#endif  // KWCALL_PYTHON_EXT_BOUND_FUNCTION_H_

@@ -1,13 +1,13 @@
 // kwcall.Function's late entry point. An instance bound before anyone else has it (make,
-// copy) and never given a preprocess step calls its binding's entry point (binding.h), chosen
-// once. One made unbound (new_unbound: bound and given its step later, while other threads
+// copy) and never given a preprocess step calls its binding's entry point (bound_function.h),
+// chosen once. One made unbound (new_unbound: bound and given its step later, while other threads
 // may call it) calls CallLate, which reads its state on every call.
 #include "entry_points.h"
 
 #include <tvm/ffi/function.h>
 
-#include "binding.h"
 #include "binding/small_array.h"
+#include "bound_function.h"
 #include "ffi_objects.h"
 #include "function_layout.h"
 #include "shared_fields.h"
@@ -32,7 +32,7 @@ PyObject* CallUnbound(PyObject* self, PyObject* const*, size_t, PyObject*) {
 
 // With a preprocess step: (args, kwargs) go through `step` as a tuple and a dict, and what it
 // returns is bound as usual.
-PyObject* CallPreprocessed(PyObject* self, const Binding* binding, PyObject* step,
+PyObject* CallPreprocessed(PyObject* self, const BoundFunction* binding, PyObject* step,
                            PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   PyObject* pos = PyTuple_New(nargs);
@@ -100,7 +100,7 @@ PyObject* CallPreprocessed(PyObject* self, const Binding* binding, PyObject* ste
 // that sees no binding yet runs as the unbound call it is ordered before; a step replaced
 // meanwhile stays alive (retired_steps).
 PyObject* CallLate(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  const Binding* b = LoadAcquire(&Fields(self).binding);
+  const BoundFunction* b = LoadAcquire(&Fields(self).binding);
   if (b == nullptr) return CallUnbound(self, args, nargsf, kwnames);
   if (PyObject* step = LoadAcquire(&Fields(self).preprocess)) {
     return CallPreprocessed(self, b, step, args, nargsf, kwnames);

@@ -10,7 +10,7 @@
 namespace kwcall {
 namespace python {
 
-class Binding;
+class BoundFunction;
 
 // An instance: tvm_ffi.Function's fields, then kwcall's. Calls on other threads read them
 // while Bind and SetPreprocess write them (shared_fields.h): so nothing a call may have loaded
@@ -20,7 +20,7 @@ class Binding;
 struct KwFunctionLayout {
   BaseLayout base;
   vectorcallfunc vectorcall;  // the entry point (entry_points.h)
-  Binding* binding;           // nullptr until bound; then freed only with the instance
+  BoundFunction* binding;     // nullptr until bound; then freed only with the instance
   PyObject* preprocess;       // owned; nullptr without a preprocess step
   PyObject* retired_steps;    // owned list of replaced preprocess steps, or nullptr
   void* unbound_handle;       // owned: the handle an instance had before Bind, or nullptr

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "base_layout.h"
-#include "binding.h"
+#include "bound_function.h"
 #include "entry_points.h"
 #include "ffi_objects.h"
 #include "function_layout.h"
@@ -87,7 +87,7 @@ PyObject* UnpackFunction() {
 // on unreachable objects only (a caller's reference would make it reachable).
 void DestroyBinding(PyObject* self) {
   KwFunctionLayout& fields = Fields(self);
-  Binding* binding = fields.binding;
+  BoundFunction* binding = fields.binding;
   PyObject* preprocess = fields.preprocess;
   PyObject* retired = fields.retired_steps;
   fields.binding = nullptr;
@@ -103,7 +103,7 @@ void DestroyBinding(PyObject* self) {
 // the GIL: plain reads, and no lock (a critical section here could wait on a stopped thread).
 int Traverse(PyObject* self, visitproc visit, void* arg) {
   Py_VISIT(Py_TYPE(self));
-  if (const Binding* b = Fields(self).binding) {
+  if (const BoundFunction* b = Fields(self).binding) {
     if (int err = b->Traverse(self, visit, arg)) return err;
   }
   Py_VISIT(Fields(self).preprocess);
@@ -136,7 +136,7 @@ PyObject* New(PyTypeObject*, PyObject*, PyObject*) {
 // -- attributes and methods ------------------------------------------------------------------
 
 PyObject* Repr(PyObject* self) {
-  const Binding* b = LoadAcquire(&Fields(self).binding);
+  const BoundFunction* b = LoadAcquire(&Fields(self).binding);
   if (b == nullptr) return PyUnicode_FromFormat("<%s (unbound)>", Py_TYPE(self)->tp_name);
   const std::string& name = b->signature().name();
   PyObject* shown =
@@ -149,14 +149,14 @@ PyObject* Repr(PyObject* self) {
 }
 
 PyObject* GetSignatureAttr(PyObject* self, void*) {
-  const Binding* b = LoadAcquire(&Fields(self).binding);
+  const BoundFunction* b = LoadAcquire(&Fields(self).binding);
   PyObject* value = b ? b->signature_obj() : Py_None;
   Py_INCREF(value);
   return value;
 }
 
 PyObject* GetTargetAttr(PyObject* self, void*) {
-  const Binding* b = LoadAcquire(&Fields(self).binding);
+  const BoundFunction* b = LoadAcquire(&Fields(self).binding);
   PyObject* value = b ? b->target() : Py_None;
   Py_INCREF(value);
   return value;
@@ -164,7 +164,7 @@ PyObject* GetTargetAttr(PyObject* self, void*) {
 
 // inspect.signature(f): the signature's inspect form, made when asked for.
 PyObject* GetInspectSignature(PyObject* self, void*) {
-  const Binding* b = LoadAcquire(&Fields(self).binding);
+  const BoundFunction* b = LoadAcquire(&Fields(self).binding);
   if (b == nullptr) Py_RETURN_NONE;
   return PyObject_CallMethod(b->signature_obj(), "to_inspect", nullptr);
 }
@@ -183,7 +183,7 @@ PyObject* Copy(PyObject* self, PyObject*) {
   PyObject* copy = NewUnbound(Py_TYPE(self), nullptr);
   if (copy == nullptr) return nullptr;
   // One consistent view of self's state, in case another thread binds it or sets its step.
-  const Binding* b = nullptr;
+  const BoundFunction* b = nullptr;
   void* handle = nullptr;
   PyObject* step = nullptr;
   KWCALL_BEGIN_CRITICAL_SECTION(self);
@@ -195,7 +195,7 @@ PyObject* Copy(PyObject* self, PyObject*) {
   }
   KWCALL_END_CRITICAL_SECTION();
   if (b != nullptr) {
-    Binding* copied = b->Copy();  // binding, its objects and the copy's own private callees
+    BoundFunction* copied = b->Copy();  // binding, its objects and the copy's own private callees
     if (copied == nullptr) {
       TVMFFIObjectDecRef(handle);
       Py_XDECREF(step);
@@ -233,7 +233,7 @@ PyObject* Reduce(PyObject* self, PyObject*) {
 }
 
 // release_gil is tvm_ffi.Function's property, wrapped so that setting it also settles the
-// private callee calls use (Binding::SelectCallee): a call then reads neither the setting
+// private callee calls use (BoundFunction::SelectCallee): a call then reads neither the setting
 // nor anything else about it.
 PyObject* g_base_release_gil = nullptr;  // tvm_ffi.Function.release_gil, its descriptor
 
@@ -246,7 +246,7 @@ int SetReleaseGil(PyObject* self, PyObject* value, void*) {
   if (Py_TYPE(g_base_release_gil)->tp_descr_set(g_base_release_gil, self, value) < 0) return -1;
   // Under the lock Bind publishes with: the callee follows the setting last written.
   KWCALL_BEGIN_CRITICAL_SECTION(self);
-  if (const Binding* b = Fields(self).binding) b->SelectCallee(ReleasesGil(self));
+  if (const BoundFunction* b = Fields(self).binding) b->SelectCallee(ReleasesGil(self));
   KWCALL_END_CRITICAL_SECTION();
   return 0;
 }
@@ -392,7 +392,7 @@ constexpr const char* kAlreadyBound = "this kwcall.Function is already bound";
 // the new handle, then the binding, so that a caller that sees one sees those before it. The
 // old handle stays alive until the instance dies: a call that read it may still be in it.
 // False when another thread bound the instance first.
-bool PublishBinding(PyObject* self, void* handle, Binding* binding) {
+bool PublishBinding(PyObject* self, void* handle, BoundFunction* binding) {
   bool published = false;
   KWCALL_BEGIN_CRITICAL_SECTION(self);
   KwFunctionLayout& fields = Fields(self);
@@ -424,7 +424,7 @@ int Bind(PyObject* self, PyObject* target, PyObject* signature) {
   PyObject* unpack_fn = sig->has_unpack() ? UnpackFunction() : (Py_INCREF(Py_None), Py_None);
   PyObject* name = PyObject_GetAttrString(signature, "name");
   void* handle = nullptr;
-  Binding* binding = nullptr;
+  BoundFunction* binding = nullptr;
   if (defaults != nullptr && unpack_fn != nullptr && name != nullptr) {
     try {
       ffi::Function fn = ffi::details::ObjectUnsafe::ObjectRefFromObjectPtr<ffi::Function>(
@@ -438,7 +438,8 @@ int Bind(PyObject* self, PyObject* target, PyObject* signature) {
     }
   }
   if (handle != nullptr) {
-    binding = Binding::Make(PlanOf(static_cast<const ffi::FunctionObj*>(
+    binding =
+        BoundFunction::Make(PlanOf(static_cast<const ffi::FunctionObj*>(
                                 ffi::details::ObjectUnsafe::RawObjectPtrFromUnowned<ffi::Object>(
                                     static_cast<TVMFFIObject*>(handle)))),
                             target, signature, defaults, unpack_fn);
