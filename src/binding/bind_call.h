@@ -15,12 +15,11 @@
 #ifndef KWCALL_SRC_BINDING_BIND_CALL_H_
 #define KWCALL_SRC_BINDING_BIND_CALL_H_
 
-#include <tvm/ffi/base_detail.h>
-
 #include <cstdint>
 
 #include "binding/binding_plan.h"
 #include "binding/keyword_shapes.h"
+#include "compat.h"  // TVM_FFI_INLINE, from the header the tvm-ffi release has
 
 namespace kwcall {
 
