@@ -14,6 +14,7 @@
 #include "binding/binder.h"
 #include "binding/binding_plan.h"
 #include "binding/param_names.h"
+#include "function_object.h"
 
 namespace kwcall {
 namespace {

@@ -1,8 +1,8 @@
 /*
  * kwcall: what differs between the apache-tvm-ffi releases kwcall supports (0.1.10 on).
  */
-#ifndef KWCALL_COMPAT_H_
-#define KWCALL_COMPAT_H_
+#ifndef KWCALL_SRC_COMPAT_H_
+#define KWCALL_SRC_COMPAT_H_
 
 // Renamed from base_details.h in apache-tvm-ffi 0.1.15.post1.
 #if __has_include(<tvm/ffi/base_detail.h>)
@@ -20,4 +20,4 @@
 #define TVM_FFI_COLD_CODE [[gnu::cold]]
 #endif
 
-#endif  // KWCALL_COMPAT_H_
+#endif  // KWCALL_SRC_COMPAT_H_

@@ -1,6 +1,6 @@
 // What kwcall relies on in tvm_ffi.Function's private C layout, checked once at import.
-#ifndef KWCALL_PYTHON_BASE_LAYOUT_H_
-#define KWCALL_PYTHON_BASE_LAYOUT_H_
+#ifndef KWCALL_PYTHON_EXT_BASE_LAYOUT_H_
+#define KWCALL_PYTHON_EXT_BASE_LAYOUT_H_
 
 #include <Python.h>
 
@@ -56,4 +56,4 @@ bool CheckBaseLayout(PyTypeObject* function_type, PyObject* probe);
 }  // namespace python
 }  // namespace kwcall
 
-#endif  // KWCALL_PYTHON_BASE_LAYOUT_H_
+#endif  // KWCALL_PYTHON_EXT_BASE_LAYOUT_H_

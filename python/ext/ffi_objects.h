@@ -1,6 +1,6 @@
 // The tvm_ffi Python objects the extension works with, looked up once at import.
-#ifndef KWCALL_PYTHON_FFI_OBJECTS_H_
-#define KWCALL_PYTHON_FFI_OBJECTS_H_
+#ifndef KWCALL_PYTHON_EXT_FFI_OBJECTS_H_
+#define KWCALL_PYTHON_EXT_FFI_OBJECTS_H_
 
 #include <Python.h>
 #include <kwcall/signature.h>
@@ -49,4 +49,4 @@ std::optional<Signature> SignatureOf(PyObject* obj);
 }  // namespace python
 }  // namespace kwcall
 
-#endif  // KWCALL_PYTHON_FFI_OBJECTS_H_
+#endif  // KWCALL_PYTHON_EXT_FFI_OBJECTS_H_

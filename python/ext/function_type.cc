@@ -1,4 +1,4 @@
-// kwcall.Function: its entry points (chosen when an instance is bound), lifetime and GC.
+// kwcall.Function: its construction, binding, lifetime and GC (entry points: entry_points.cc).
 #include "function_type.h"
 
 #include <kwcall/function.h>
@@ -11,31 +11,16 @@
 #include <string>
 
 #include "base_layout.h"
-#include "binding.h"
-#include "binding/binding_plan.h"
-#include "binding/small_array.h"
+#include "bound_function.h"
+#include "entry_points.h"
 #include "ffi_objects.h"
+#include "function_layout.h"
+#include "function_object.h"
 #include "shared_fields.h"
 
 namespace kwcall {
 namespace python {
 namespace {
-
-// An instance: tvm_ffi.Function's fields, then kwcall's. Calls on other threads read them
-// while Bind and SetPreprocess write them (shared_fields.h): so nothing a call may have loaded
-// is freed before the instance is, and each field is published only once what it points to
-// is complete. CPython reads the entry point with a plain load, so it is written only while
-// no other thread can have the instance: made (make, copy), or unreachable (tp_clear).
-struct KwFunctionLayout {
-  BaseLayout base;
-  vectorcallfunc vectorcall;  // the entry point: see "entry points"
-  Binding* binding;           // nullptr until bound; then freed only with the instance
-  PyObject* preprocess;       // owned; nullptr without a preprocess step
-  PyObject* retired_steps;    // owned list of replaced preprocess steps, or nullptr
-  void* unbound_handle;       // owned: the handle an instance had before Bind, or nullptr
-};
-
-KwFunctionLayout& Fields(PyObject* self) { return *reinterpret_cast<KwFunctionLayout*>(self); }
 
 PyTypeObject* g_function_type = nullptr;  // kwcall.Function, made once by CreateFunctionType
 
@@ -96,126 +81,13 @@ PyObject* UnpackFunction() {
   return fn;
 }
 
-// -- entry points ----------------------------------------------------------------------------
-// An instance bound before anyone else has it (make, copy) and never given a preprocess step
-// calls CallNative or CallBound, chosen once. One made unbound (new_unbound: bound and given
-// its step later, while other threads may call it) calls CallLate, which reads its state on
-// every call.
-
-// Raises the unbound instance's message: calls the handle it had before any Bind. A Bind on
-// another thread publishes unbound_handle before the new handle, so a call that reads the new
-// handle finds the old one there.
-PyObject* CallUnbound(PyObject* self, PyObject* const*, size_t, PyObject*) {
-  void* handle = LoadAcquire(&ChandleOf(self));
-  if (void* before = LoadAcquire(&Fields(self).unbound_handle)) handle = before;
-  PyObject* fn = NewFfiFunction(handle);
-  PyObject* empty = fn ? PyTuple_New(0) : nullptr;
-  PyObject* result = empty ? FfiObjects().function_call(fn, empty, nullptr) : nullptr;
-  Py_XDECREF(empty);
-  Py_XDECREF(fn);
-  return result;
-}
-
-// The binding was set before the instance was shared: plain loads.
-PyObject* CallBound(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  return Fields(self).binding->Call(self, args, PyVectorcall_NARGS(nargsf), kwnames);
-}
-
-// Signatures whose full-arity positional call is native (binding_plan.h).
-PyObject* CallNative(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  return Fields(self).binding->CallNative(self, args, PyVectorcall_NARGS(nargsf), kwnames);
-}
-
-// With a preprocess step: (args, kwargs) go through `step` as a tuple and a dict, and what it
-// returns is bound as usual.
-PyObject* CallPreprocessed(PyObject* self, const Binding* binding, PyObject* step,
-                           PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-  PyObject* pos = PyTuple_New(nargs);
-  PyObject* kw = PyDict_New();
-  PyObject* out = nullptr;
-  if (pos != nullptr && kw != nullptr) {
-    bool ok = true;
-    for (Py_ssize_t i = 0; i < nargs; ++i) {
-      Py_INCREF(args[i]);
-      PyTuple_SET_ITEM(pos, i, args[i]);
-    }
-    const Py_ssize_t num_kw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-    for (Py_ssize_t k = 0; ok && k < num_kw; ++k) {
-      ok = PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) == 0;
-    }
-    if (ok) out = PyObject_CallFunctionObjArgs(step, pos, kw, nullptr);
-  }
-  Py_XDECREF(pos);
-  Py_XDECREF(kw);
-  if (out == nullptr) return nullptr;
-
-  PyObject* new_pos = nullptr;
-  PyObject* new_kw = nullptr;
-  if (PyTuple_Check(out) && PyTuple_GET_SIZE(out) == 2 && PyDict_Check(PyTuple_GET_ITEM(out, 1))) {
-    new_kw = PyTuple_GET_ITEM(out, 1);
-    new_pos = PySequence_Tuple(PyTuple_GET_ITEM(out, 0));
-  } else {
-    PyErr_SetString(PyExc_TypeError, "the preprocess step must return (args, kwargs)");
-  }
-  if (new_pos == nullptr) {
-    Py_DECREF(out);
-    return nullptr;
-  }
-  const Py_ssize_t n = PyTuple_GET_SIZE(new_pos);
-  const Py_ssize_t m = PyDict_GET_SIZE(new_kw);
-  SmallArray<PyObject*> stack(static_cast<int32_t>(n + m));
-  for (Py_ssize_t i = 0; i < n; ++i) stack[i] = PyTuple_GET_ITEM(new_pos, i);
-  PyObject* names = m ? PyTuple_New(m) : nullptr;
-  PyObject* result = nullptr;
-  if (m == 0 || names != nullptr) {
-    Py_ssize_t cursor = 0, k = 0;
-    PyObject *key, *value;
-    bool ok = true;
-    while (ok && PyDict_Next(new_kw, &cursor, &key, &value)) {
-      if (!PyUnicode_Check(key)) {
-        PyErr_SetString(PyExc_TypeError, "keywords must be strings");  // CPython's text
-        ok = false;
-        break;
-      }
-      Py_INCREF(key);
-      PyTuple_SET_ITEM(names, k, key);
-      stack[static_cast<int32_t>(n + k++)] = value;
-    }
-    if (ok) result = binding->Call(self, stack.data(), n, names);
-  }
-  Py_XDECREF(names);
-  Py_DECREF(new_pos);
-  Py_DECREF(out);  // owns new_kw and its values
-  return result;
-}
-
-// An instance bound later, while other threads may call it: its state as it is now. A call
-// that sees no binding yet runs as the unbound call it is ordered before; a step replaced
-// meanwhile stays alive (retired_steps).
-PyObject* CallLate(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  const Binding* b = LoadAcquire(&Fields(self).binding);
-  if (b == nullptr) return CallUnbound(self, args, nargsf, kwnames);
-  if (PyObject* step = LoadAcquire(&Fields(self).preprocess)) {
-    return CallPreprocessed(self, b, step, args, nargsf, kwnames);
-  }
-  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-  return b->plan().positional_is_native() ? b->CallNative(self, args, nargs, kwnames)
-                                          : b->Call(self, args, nargs, kwnames);
-}
-
-// The entry point of an instance bound before it is shared.
-vectorcallfunc BoundEntryPoint(const Binding& binding) {
-  return binding.plan().positional_is_native() ? CallNative : CallBound;
-}
-
 // -- lifetime --------------------------------------------------------------------------------
 
 // Only where no call can be in the instance: its dealloc, or tp_clear, which the collector runs
 // on unreachable objects only (a caller's reference would make it reachable).
 void DestroyBinding(PyObject* self) {
   KwFunctionLayout& fields = Fields(self);
-  Binding* binding = fields.binding;
+  BoundFunction* binding = fields.binding;
   PyObject* preprocess = fields.preprocess;
   PyObject* retired = fields.retired_steps;
   fields.binding = nullptr;
@@ -231,7 +103,7 @@ void DestroyBinding(PyObject* self) {
 // the GIL: plain reads, and no lock (a critical section here could wait on a stopped thread).
 int Traverse(PyObject* self, visitproc visit, void* arg) {
   Py_VISIT(Py_TYPE(self));
-  if (const Binding* b = Fields(self).binding) {
+  if (const BoundFunction* b = Fields(self).binding) {
     if (int err = b->Traverse(self, visit, arg)) return err;
   }
   Py_VISIT(Fields(self).preprocess);
@@ -264,7 +136,7 @@ PyObject* New(PyTypeObject*, PyObject*, PyObject*) {
 // -- attributes and methods ------------------------------------------------------------------
 
 PyObject* Repr(PyObject* self) {
-  const Binding* b = LoadAcquire(&Fields(self).binding);
+  const BoundFunction* b = LoadAcquire(&Fields(self).binding);
   if (b == nullptr) return PyUnicode_FromFormat("<%s (unbound)>", Py_TYPE(self)->tp_name);
   const std::string& name = b->signature().name();
   PyObject* shown =
@@ -277,14 +149,14 @@ PyObject* Repr(PyObject* self) {
 }
 
 PyObject* GetSignatureAttr(PyObject* self, void*) {
-  const Binding* b = LoadAcquire(&Fields(self).binding);
+  const BoundFunction* b = LoadAcquire(&Fields(self).binding);
   PyObject* value = b ? b->signature_obj() : Py_None;
   Py_INCREF(value);
   return value;
 }
 
 PyObject* GetTargetAttr(PyObject* self, void*) {
-  const Binding* b = LoadAcquire(&Fields(self).binding);
+  const BoundFunction* b = LoadAcquire(&Fields(self).binding);
   PyObject* value = b ? b->target() : Py_None;
   Py_INCREF(value);
   return value;
@@ -292,7 +164,7 @@ PyObject* GetTargetAttr(PyObject* self, void*) {
 
 // inspect.signature(f): the signature's inspect form, made when asked for.
 PyObject* GetInspectSignature(PyObject* self, void*) {
-  const Binding* b = LoadAcquire(&Fields(self).binding);
+  const BoundFunction* b = LoadAcquire(&Fields(self).binding);
   if (b == nullptr) Py_RETURN_NONE;
   return PyObject_CallMethod(b->signature_obj(), "to_inspect", nullptr);
 }
@@ -311,7 +183,7 @@ PyObject* Copy(PyObject* self, PyObject*) {
   PyObject* copy = NewUnbound(Py_TYPE(self), nullptr);
   if (copy == nullptr) return nullptr;
   // One consistent view of self's state, in case another thread binds it or sets its step.
-  const Binding* b = nullptr;
+  const BoundFunction* b = nullptr;
   void* handle = nullptr;
   PyObject* step = nullptr;
   KWCALL_BEGIN_CRITICAL_SECTION(self);
@@ -323,7 +195,7 @@ PyObject* Copy(PyObject* self, PyObject*) {
   }
   KWCALL_END_CRITICAL_SECTION();
   if (b != nullptr) {
-    Binding* copied = b->Copy();  // binding, its objects and the copy's own private callees
+    BoundFunction* copied = b->Copy();  // binding, its objects and the copy's own private callees
     if (copied == nullptr) {
       TVMFFIObjectDecRef(handle);
       Py_XDECREF(step);
@@ -335,9 +207,10 @@ PyObject* Copy(PyObject* self, PyObject*) {
     ResetHandle(copy, handle);
     Fields(copy).binding = copied;
     Fields(copy).preprocess = step;
-    if (Fields(self).vectorcall != CallLate) Fields(copy).vectorcall = BoundEntryPoint(*copied);
+    if (Fields(self).vectorcall != CallLate) Fields(copy).vectorcall = copied->entry_point();
   }
   ReleaseGilOf(copy) = ReleasesGil(self);
+  if (b != nullptr) Fields(copy).binding->SelectCallee(ReleasesGil(copy));
   if (PyObject* dict = reinterpret_cast<BaseLayout*>(self)->dict) {
     PyObject* copied = PyDict_Copy(dict);
     if (copied == nullptr) {
@@ -359,6 +232,25 @@ PyObject* Reduce(PyObject* self, PyObject*) {
   return nullptr;
 }
 
+// release_gil is tvm_ffi.Function's property, wrapped so that setting it also settles the
+// private callee calls use (BoundFunction::SelectCallee): a call then reads neither the setting
+// nor anything else about it.
+PyObject* g_base_release_gil = nullptr;  // tvm_ffi.Function.release_gil, its descriptor
+
+PyObject* GetReleaseGil(PyObject* self, void*) {
+  return Py_TYPE(g_base_release_gil)
+      ->tp_descr_get(g_base_release_gil, self, reinterpret_cast<PyObject*>(Py_TYPE(self)));
+}
+
+int SetReleaseGil(PyObject* self, PyObject* value, void*) {
+  if (Py_TYPE(g_base_release_gil)->tp_descr_set(g_base_release_gil, self, value) < 0) return -1;
+  // Under the lock Bind publishes with: the callee follows the setting last written.
+  KWCALL_BEGIN_CRITICAL_SECTION(self);
+  if (const BoundFunction* b = Fields(self).binding) b->SelectCallee(ReleasesGil(self));
+  KWCALL_END_CRITICAL_SECTION();
+  return 0;
+}
+
 PyMethodDef kMethods[] = {
     {"asobject", AsObject, METH_NOARGS, "This function itself (for tvm_ffi.convert)."},
     {"__copy__", Copy, METH_NOARGS, "A copy sharing the native function."},
@@ -370,6 +262,7 @@ PyGetSetDef kGetSet[] = {
     {"signature", GetSignatureAttr, nullptr, "The kwcall.Signature this function binds.", nullptr},
     {"target", GetTargetAttr, nullptr, "The function called with the bound arguments.", nullptr},
     {"__signature__", GetInspectSignature, nullptr, "The signature as inspect shows it.", nullptr},
+    {"release_gil", GetReleaseGil, SetReleaseGil, "Whether a call releases the GIL.", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
 PyMemberDef kMembers[] = {
@@ -418,6 +311,13 @@ PyTypeObject* FunctionType() { return g_function_type; }
 
 PyObject* CreateFunctionType() {
   PyObject* base = reinterpret_cast<PyObject*>(FfiObjects().function_type);
+  g_base_release_gil = PyObject_GetAttrString(base, "release_gil");  // kept for the process
+  if (g_base_release_gil == nullptr) return nullptr;
+  if (Py_TYPE(g_base_release_gil)->tp_descr_get == nullptr ||
+      Py_TYPE(g_base_release_gil)->tp_descr_set == nullptr) {
+    PyErr_SetString(PyExc_ImportError, "tvm_ffi.Function.release_gil is not a settable property");
+    return nullptr;
+  }
   PyObject* core = PyImport_ImportModule("tvm_ffi.core");
   if (core == nullptr) return nullptr;
   PyObject* convertible = PyObject_GetAttrString(core, "ObjectConvertible");
@@ -492,11 +392,12 @@ constexpr const char* kAlreadyBound = "this kwcall.Function is already bound";
 // the new handle, then the binding, so that a caller that sees one sees those before it. The
 // old handle stays alive until the instance dies: a call that read it may still be in it.
 // False when another thread bound the instance first.
-bool PublishBinding(PyObject* self, void* handle, Binding* binding) {
+bool PublishBinding(PyObject* self, void* handle, BoundFunction* binding) {
   bool published = false;
   KWCALL_BEGIN_CRITICAL_SECTION(self);
   KwFunctionLayout& fields = Fields(self);
   if (fields.binding == nullptr) {
+    binding->SelectCallee(ReleasesGil(self));  // SetReleaseGil selects later ones
     Publish(&fields.unbound_handle, ChandleOf(self));
     Publish(&ChandleOf(self), handle);
     Publish(&fields.binding, binding);
@@ -523,7 +424,7 @@ int Bind(PyObject* self, PyObject* target, PyObject* signature) {
   PyObject* unpack_fn = sig->has_unpack() ? UnpackFunction() : (Py_INCREF(Py_None), Py_None);
   PyObject* name = PyObject_GetAttrString(signature, "name");
   void* handle = nullptr;
-  Binding* binding = nullptr;
+  BoundFunction* binding = nullptr;
   if (defaults != nullptr && unpack_fn != nullptr && name != nullptr) {
     try {
       ffi::Function fn = ffi::details::ObjectUnsafe::ObjectRefFromObjectPtr<ffi::Function>(
@@ -537,7 +438,8 @@ int Bind(PyObject* self, PyObject* target, PyObject* signature) {
     }
   }
   if (handle != nullptr) {
-    binding = Binding::Make(PlanOf(static_cast<const ffi::FunctionObj*>(
+    binding =
+        BoundFunction::Make(PlanOf(static_cast<const ffi::FunctionObj*>(
                                 ffi::details::ObjectUnsafe::RawObjectPtrFromUnowned<ffi::Object>(
                                     static_cast<TVMFFIObject*>(handle)))),
                             target, signature, defaults, unpack_fn);
@@ -565,7 +467,7 @@ PyObject* Make(PyTypeObject* cls, PyObject* target, PyObject* signature) {
   PyObject* self = NewUnbound(cls, nullptr);
   if (self != nullptr && Bind(self, target, signature) < 0) Py_CLEAR(self);
   // Bound before anyone else has it: the entry point for its binding, chosen once.
-  if (self != nullptr) Fields(self).vectorcall = BoundEntryPoint(*Fields(self).binding);
+  if (self != nullptr) Fields(self).vectorcall = Fields(self).binding->entry_point();
   return self;
 }
 

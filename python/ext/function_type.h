@@ -1,7 +1,7 @@
 // kwcall.Function: a heap subtype of tvm_ffi.Function whose vectorcall binds Python
 // arguments in C++ and whose handle is the C++ kwcall function.
-#ifndef KWCALL_PYTHON_FUNCTION_TYPE_H_
-#define KWCALL_PYTHON_FUNCTION_TYPE_H_
+#ifndef KWCALL_PYTHON_EXT_FUNCTION_TYPE_H_
+#define KWCALL_PYTHON_EXT_FUNCTION_TYPE_H_
 
 #include <Python.h>
 
@@ -65,4 +65,4 @@ int SetPreprocess(PyObject* self, PyObject* preprocess);
 }  // namespace python
 }  // namespace kwcall
 
-#endif  // KWCALL_PYTHON_FUNCTION_TYPE_H_
+#endif  // KWCALL_PYTHON_EXT_FUNCTION_TYPE_H_

@@ -3,8 +3,8 @@
 // per-object critical section and publishes each with a release store; callers read them
 // without a lock, with acquire loads, and never find an object they loaded freed under them
 // (what a call may be using lives as long as the instance: see function_type.cc).
-#ifndef KWCALL_PYTHON_SHARED_FIELDS_H_
-#define KWCALL_PYTHON_SHARED_FIELDS_H_
+#ifndef KWCALL_PYTHON_EXT_SHARED_FIELDS_H_
+#define KWCALL_PYTHON_EXT_SHARED_FIELDS_H_
 
 #include <Python.h>
 
@@ -36,4 +36,4 @@ void Publish(T* field, T value) {
 }  // namespace python
 }  // namespace kwcall
 
-#endif  // KWCALL_PYTHON_SHARED_FIELDS_H_
+#endif  // KWCALL_PYTHON_EXT_SHARED_FIELDS_H_

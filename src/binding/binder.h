@@ -7,8 +7,8 @@
 // PyObject* in Python) and gathers them with FillBound. The algorithm follows CPython's
 // `initialize_locals` (Python/ceval.c) step for step, with its texts (binding_errors.h), so a
 // call fails with exactly the TypeError the equivalent `def` would raise.
-#ifndef KWCALL_SRC_BINDER_H_
-#define KWCALL_SRC_BINDER_H_
+#ifndef KWCALL_SRC_BINDING_BINDER_H_
+#define KWCALL_SRC_BINDING_BINDER_H_
 
 #include <kwcall/function.h>
 #include <kwcall/signature.h>
@@ -148,4 +148,4 @@ void FillBound(const int32_t* slots, int32_t num_params, int32_t nargs, const T*
 
 }  // namespace kwcall
 
-#endif  // KWCALL_SRC_BINDER_H_
+#endif  // KWCALL_SRC_BINDING_BINDER_H_

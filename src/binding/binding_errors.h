@@ -2,8 +2,8 @@
 // binding errors word for word (Python/ceval.c: too_many_positional, missing_arguments,
 // positional_only_passed_as_keyword, initialize_locals) and kwcall's own for malformed
 // KWARGS tails and counts no signature can bind. Built only on failure.
-#ifndef KWCALL_SRC_BINDING_ERRORS_H_
-#define KWCALL_SRC_BINDING_ERRORS_H_
+#ifndef KWCALL_SRC_BINDING_BINDING_ERRORS_H_
+#define KWCALL_SRC_BINDING_BINDING_ERRORS_H_
 
 #include <kwcall/signature.h>
 
@@ -44,4 +44,4 @@ std::string TooManyToBind(const Signature& sig, int64_t count, const char* what)
 }  // namespace binding_errors
 }  // namespace kwcall
 
-#endif  // KWCALL_SRC_BINDING_ERRORS_H_
+#endif  // KWCALL_SRC_BINDING_BINDING_ERRORS_H_

@@ -11,7 +11,9 @@ BindingPlan::BindingPlan(Signature signature)
       num_positional_(signature_.num_positional()),
       posonly_count_(signature_.posonly_count()),
       defaults_from_(arity_),
-      positional_is_native_(signature_.num_kwonly() == 0 && !signature_.has_unpack()),
+      call_kind_(signature_.has_unpack()        ? CallKind::kUnpack
+                 : signature_.num_kwonly() != 0 ? CallKind::kBind
+                                                : CallKind::kNative),
       names_(signature_),
       default_views_(arity_) {
   while (defaults_from_ > 0 && signature_.has_default(defaults_from_ - 1)) --defaults_from_;

@@ -1,14 +1,13 @@
 // What binding a call to one kwcall function needs beyond its Signature, computed once when
 // the function is made and shared by both front ends: the C++ function object owns it
-// (function.cc), and a kwcall.Function reaches it through the C++ function it wraps
-// (PlanOf). Parameter names, the masks and default values of the one-pass bind, which calls
+// (function_object.h), and a kwcall.Function reaches it through the C++ function it wraps
+// (PlanOf there). Parameter names, the masks and default values of the one-pass bind, which calls
 // need no lookup at all, and the keyword-shape cache with its policy all live here, so a
 // binding rule is one edit for both languages.
-#ifndef KWCALL_SRC_BINDING_PLAN_H_
-#define KWCALL_SRC_BINDING_PLAN_H_
+#ifndef KWCALL_SRC_BINDING_BINDING_PLAN_H_
+#define KWCALL_SRC_BINDING_BINDING_PLAN_H_
 
 #include <kwcall/signature.h>
-#include <kwcall/visibility.h>
 #include <tvm/ffi/c_api.h>
 #include <tvm/ffi/function.h>
 
@@ -20,10 +19,22 @@
 
 namespace kwcall {
 
+/*!
+ * \brief How calls to one function run, fixed by its signature: computed once by its plan,
+ *        and mapped by each front end to its entry point when the function is made.
+ */
+enum class CallKind : uint8_t {
+  kNative,  // a full-arity positional call passes through as it is
+  kBind,    // keyword-only parameters: a Python call always binds (C++ forwards full arity)
+  kUnpack,  // parameters to unpack: a Python call always binds, then unpacks
+};
+
 class BindingPlan {
  public:
   /*! \brief Signatures up to this many parameters bind with bitmasks and cache shapes. */
   static constexpr int32_t kMaxMaskArity = 64;
+  /*! \brief Signatures up to this many parameters bind onto the stack. */
+  static constexpr int32_t kInlineArity = 16;
 
   explicit BindingPlan(Signature signature);
   BindingPlan(const BindingPlan&) = delete;
@@ -42,11 +53,10 @@ class BindingPlan {
   bool TakesTrailingDefaults(int64_t nargs) const {
     return nargs >= defaults_from_ && nargs <= num_positional_;
   }
-  /*!
-   * \brief Whether a full-arity positional call passes its arguments through as they are:
-   *        no keyword-only parameter to fill and nothing to unpack.
-   */
-  bool positional_is_native() const { return positional_is_native_; }
+  /*! \brief See CallKind. */
+  CallKind call_kind() const { return call_kind_; }
+  /*! \brief Whether bound values go on the heap: more than kInlineArity parameters. */
+  bool wide() const { return arity_ > kInlineArity; }
 
   /*! \brief One entry per parameter: its default (a view into the signature) where it has one. */
   const TVMFFIAny* default_views() const { return default_views_.data(); }
@@ -83,7 +93,7 @@ class BindingPlan {
   int32_t num_positional_;
   int32_t posonly_count_;
   int32_t defaults_from_;  // parameters from this index on all have defaults
-  bool positional_is_native_;
+  CallKind call_kind_;
   ParamNames names_;
   std::vector<TVMFFIAny> default_views_;  // borrowed from signature_'s defaults
   uint64_t required_mask_ = 0;
@@ -91,15 +101,6 @@ class BindingPlan {
   mutable KeywordShapes shapes_;  // read lock-free; see keyword_shapes.h
 };
 
-/*!
- * \brief The plan of `f` when it is a kwcall function, else nullptr.
- *
- * The one internal function libkwcall exports: the Python extension binds through the plan of
- * the C++ function it wraps, and only libkwcall can tell its own function objects apart. No
- * installed header declares it.
- */
-KWCALL_API const BindingPlan* PlanOf(const ffi::FunctionObj* f);
-
 }  // namespace kwcall
 
-#endif  // KWCALL_SRC_BINDING_PLAN_H_
+#endif  // KWCALL_SRC_BINDING_BINDING_PLAN_H_

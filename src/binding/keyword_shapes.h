@@ -4,8 +4,8 @@
 // interned pointer from Python (one cache for both, in the function's BindingPlan). Shapes are
 // immutable once published and live as long as the function, so concurrent callers read them
 // without locks.
-#ifndef KWCALL_SRC_KEYWORD_SHAPES_H_
-#define KWCALL_SRC_KEYWORD_SHAPES_H_
+#ifndef KWCALL_SRC_BINDING_KEYWORD_SHAPES_H_
+#define KWCALL_SRC_BINDING_KEYWORD_SHAPES_H_
 
 #include <atomic>
 #include <cstdint>
@@ -96,4 +96,4 @@ class KeywordShapes {
 
 }  // namespace kwcall
 
-#endif  // KWCALL_SRC_KEYWORD_SHAPES_H_
+#endif  // KWCALL_SRC_BINDING_KEYWORD_SHAPES_H_

@@ -1,8 +1,8 @@
 // The one reader of tvm-ffi's KWARGS convention, `[pos..., KWARGS, "k0", v0, "k1", v1, ...]`,
 // for packed C++ arguments (TVMFFIAny) and Python arguments (PyObject*) alike: where the tail
 // starts, whether it is made of pairs, and the first malformed pair.
-#ifndef KWCALL_SRC_KWARGS_TAIL_H_
-#define KWCALL_SRC_KWARGS_TAIL_H_
+#ifndef KWCALL_SRC_BINDING_KWARGS_TAIL_H_
+#define KWCALL_SRC_BINDING_KWARGS_TAIL_H_
 
 #include <tvm/ffi/c_api.h>
 
@@ -12,7 +12,8 @@ namespace kwcall {
 
 /*! \brief Whether the packed argument `value` is the KWARGS sentinel object `sentinel`. */
 inline bool IsKwargsSentinel(const TVMFFIAny& value, const void* sentinel) {
-  return value.type_index == kTVMFFIObject && value.v_obj == sentinel;
+  // The pointer first: it is rarely equal, so most arguments cost one compare.
+  return value.v_obj == sentinel && value.type_index == kTVMFFIObject;
 }
 
 /*! \brief Index of the first argument for which `is_sentinel` holds, or `num_args`. */
@@ -69,4 +70,4 @@ TailFault CheckKwargsPairs(const T* pairs, int64_t num_keywords, IsSentinel is_s
 
 }  // namespace kwcall
 
-#endif  // KWCALL_SRC_KWARGS_TAIL_H_
+#endif  // KWCALL_SRC_BINDING_KWARGS_TAIL_H_

@@ -1,8 +1,8 @@
 // The one keyword-name lookup: which parameter a keyword names. Used by the C++ function
 // object for every KWARGS call and by the Python extension for keys that are not the
 // signature's own interned strings.
-#ifndef KWCALL_SRC_PARAM_NAMES_H_
-#define KWCALL_SRC_PARAM_NAMES_H_
+#ifndef KWCALL_SRC_BINDING_PARAM_NAMES_H_
+#define KWCALL_SRC_BINDING_PARAM_NAMES_H_
 
 #include <kwcall/signature.h>
 #include <tvm/ffi/c_api.h>
@@ -146,4 +146,4 @@ class KeywordNames {
 
 }  // namespace kwcall
 
-#endif  // KWCALL_SRC_PARAM_NAMES_H_
+#endif  // KWCALL_SRC_BINDING_PARAM_NAMES_H_

@@ -1,8 +1,8 @@
 // A fixed-size array that lives on the stack up to kInline elements and on the heap
 // beyond, so ordinary calls allocate nothing. Elements start uninitialized: callers write
 // every element they read, and nothing is paid for the ones they don't use.
-#ifndef KWCALL_SRC_SMALL_ARRAY_H_
-#define KWCALL_SRC_SMALL_ARRAY_H_
+#ifndef KWCALL_SRC_BINDING_SMALL_ARRAY_H_
+#define KWCALL_SRC_BINDING_SMALL_ARRAY_H_
 
 #include <cstdint>
 #include <memory>
@@ -35,4 +35,4 @@ class SmallArray {
 
 }  // namespace kwcall
 
-#endif  // KWCALL_SRC_SMALL_ARRAY_H_
+#endif  // KWCALL_SRC_BINDING_SMALL_ARRAY_H_

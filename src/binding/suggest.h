@@ -16,8 +16,8 @@
 // For keyword binding CPython's candidates are the parameters that may be passed by keyword,
 // in declaration order: positional-or-keyword ones, then keyword-only ones (not
 // positional-only ones, not the *args or **kwargs names).
-#ifndef KWCALL_SRC_SUGGEST_H_
-#define KWCALL_SRC_SUGGEST_H_
+#ifndef KWCALL_SRC_BINDING_SUGGEST_H_
+#define KWCALL_SRC_BINDING_SUGGEST_H_
 
 #include <cstdint>
 #include <string_view>
@@ -30,4 +30,4 @@ int32_t SuggestName(std::string_view key, const std::string_view* candidates,
 
 }  // namespace kwcall
 
-#endif  // KWCALL_SRC_SUGGEST_H_
+#endif  // KWCALL_SRC_BINDING_SUGGEST_H_

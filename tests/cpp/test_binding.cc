@@ -145,6 +145,37 @@ TEST(Binding, MalformedKwargsTails) {
             "TypeError: f() missing 1 required keyword-only argument: 'k'");
 }
 
+// A full-arity call with the sentinel at any position is a tail, well formed or not, at every
+// arity the entry points are made for (0 to 4 unrolled, then the loop): never forwarded.
+TEST(Binding, FullArityCallsWithTheSentinelAnywhere) {
+  for (int arity = 1; arity <= 6; ++arity) {
+    SignatureBuilder builder("p");
+    for (int i = 0; i < arity; ++i) builder.Param("p" + std::to_string(i));
+    ffi::Function f = MakeFunction(EchoTarget(), builder.Build());
+    for (int at = 0; at < arity; ++at) {
+      std::vector<ffi::AnyView> packed(arity, ffi::AnyView(7));
+      packed[at] = KwargsSentinel();
+      const int tail = arity - at - 1;
+      std::string expected;
+      if (tail % 2 != 0) {
+        expected = "TypeError: p(): KWARGS must be followed by name/value pairs, got " +
+                   std::to_string(tail) + " values after it";
+      } else if (tail == 0) {
+        expected = "TypeError: p() missing 1 required positional argument: 'p" +
+                   std::to_string(arity - 1) + "'";
+      } else {
+        expected = "TypeError: p(): keyword 0 after KWARGS must be a string, got int";
+      }
+      EXPECT_EQ(ErrorOf([&] {
+                  ffi::Any rv;
+                  f.CallPacked(packed.data(), arity, &rv);
+                }),
+                expected)
+          << "arity " << arity << ", sentinel at " << at;
+    }
+  }
+}
+
 TEST(Binding, WideSignaturesUseTheHeapFallback) {
   SignatureBuilder builder("wide");
   for (int i = 0; i < 40; ++i) builder.Param("p" + std::to_string(i), i);

@@ -424,6 +424,26 @@ def test_kwargs_tail_from_python(f):
     assert plain(pos(KWARGS, "b", 2, "a", 1)) == (1, 2)
 
 
+@pytest.mark.parametrize("arity", [1, 2, 3, 4, 5])
+def test_full_arity_call_with_the_sentinel_anywhere_is_bound(arity):
+    # A sentinel at any position starts a tail, well formed or not: a native full-arity call
+    # that carries one is bound (and its errors are the tail's), never forwarded.
+    names = [f"p{i}" for i in range(arity)]
+    fn = kwcall.wrap(collect, kwcall.Signature(names, name="p"))
+    for at in range(arity):
+        args = [7] * arity
+        args[at] = KWARGS
+        tail = arity - at - 1
+        if tail % 2:
+            expected = f"KWARGS must be followed by name/value pairs, got {tail} values after it"
+        elif tail == 0:
+            expected = rf"missing 1 required positional argument: 'p{arity - 1}'"
+        else:
+            expected = "keyword 0 after KWARGS must be a string, got int"
+        with pytest.raises(TypeError, match=expected):
+            fn(*args)
+
+
 def test_defaults_are_the_same_objects():
     target = tvm_ffi.convert(py_collect)
     marker, kw_marker = object(), object()

@@ -15,6 +15,7 @@ the same function, each C++ call reporting whether its thread had Python attache
 
 from __future__ import annotations
 
+import copy
 import sys
 import sysconfig
 import threading
@@ -224,3 +225,32 @@ def test_cpp_threads_call_while_python_threads_run_hot_loops(probe):
         assert calls, f"Python thread {i} made no call"
         want_attached = 1 if i % 2 else 0
         assert calls == [(want_attached, i, n) for n in range(len(calls))]
+
+
+def test_release_gil_is_settled_when_set(probe):
+    """Setting release_gil picks the callee a kwcall.Function's calls use (a call reads no
+    setting): on a bound function, on its copies, and on one set before it is bound. The
+    target reports whether its thread had Python attached."""
+    sig = kwcall.Signature(["a", "b"], name="gil_held")
+
+    def attached(fn) -> int:
+        return tuple(fn(1, 2))[0]
+
+    f = kwcall.wrap(probe.gil_held, sig)
+    for release in (False, True, False, True):
+        f.release_gil = release
+        assert f.release_gil is release
+        assert attached(f) == (0 if release else 1)
+        copied = copy.copy(f)
+        assert copied.release_gil is release
+        assert attached(copied) == (0 if release else 1)
+        copied.release_gil = not release  # the copy's own setting, not f's
+        assert attached(copied) == (1 if release else 0)
+        assert attached(f) == (0 if release else 1)
+    for release in (False, True):
+        late = kwcall._kwcall.new_unbound(kwcall.Function)
+        late.release_gil = release
+        kwcall._kwcall.bind(late, probe.gil_held, sig)
+        assert attached(late) == (0 if release else 1)
+        late.release_gil = not release
+        assert attached(late) == (1 if release else 0)

@@ -1,6 +1,6 @@
-// Binding a Python call: the plan's rules (binder.h) over kwnames, its keyword-shape cache,
+// BoundFunction a Python call: the plan's rules (binder.h) over kwnames, its keyword-shape cache,
 // and the call of the target with the bound objects.
-#include "binding.h"
+#include "bound_function.h"
 
 #include <tvm/ffi/c_api.h>
 
@@ -8,11 +8,13 @@
 #include <string>
 
 #include "base_layout.h"
+#include "binding/bind_call.h"
 #include "binding/binder.h"
 #include "binding/binding_errors.h"
 #include "binding/kwargs_tail.h"
 #include "binding/small_array.h"
 #include "ffi_objects.h"
+#include "function_layout.h"
 
 namespace kwcall {
 namespace python {
@@ -35,6 +37,28 @@ PyObject* Utf8Bytes(PyObject* obj) {
   return bytes;
 }
 
+// What FindPlainKey returns for a key that is not an exact str.
+constexpr int32_t kNotPlain = -4;
+
+// The parameter `key` names, found as CPython finds it without running any __eq__: by pointer
+// against the interned parameter names, then, for an exact str, by its text (the one name
+// lookup, ParamNames); -1 when it names none, kNotPlain when it is not an exact str.
+int32_t FindPlainKey(PyObject* key, const std::vector<PyObject*>& names, const BindingPlan& plan,
+                     int32_t* hint) {
+  const int32_t n = static_cast<int32_t>(names.size());
+  for (int32_t i = 0; i < n; ++i) {
+    if (names[i] == key) return i;
+  }
+  if (!PyUnicode_CheckExact(key)) return kNotPlain;
+  Py_ssize_t size = 0;
+  const char* text = PyUnicode_AsUTF8AndSize(key, &size);
+  if (text == nullptr) {
+    PyErr_Clear();  // not encodable (a lone surrogate): names no parameter
+    return -1;
+  }
+  return plan.names().Find(NameKey(std::string_view(text, size)), hint);
+}
+
 // The keyword names of one Python call, for BindSlots, compared as CPython compares them
 // (initialize_locals): by pointer against the interned parameter names first; then exact
 // strings by their text (the one name lookup, ParamNames), and str subclasses with ==, which
@@ -52,24 +76,14 @@ class PyKeys {
   int32_t size() const { return count_; }
   int32_t Find(int32_t k) const {
     PyObject* key = PyTuple_GET_ITEM(kwnames_, k);
-    const int32_t n = static_cast<int32_t>(names_.size());
-    for (int32_t i = 0; i < n; ++i) {
-      if (names_[i] == key) return i;
-    }
+    const int32_t param = FindPlainKey(key, names_, plan_, &hint_);
+    if (param != kNotPlain) return param;
     if (!PyUnicode_Check(key)) {
       SetTypeError(binding_errors::KeywordNotString(plan_.signature()));
       return kKeyFailed;
     }
-    if (PyUnicode_CheckExact(key)) {
-      Py_ssize_t size = 0;
-      const char* text = PyUnicode_AsUTF8AndSize(key, &size);
-      if (text == nullptr) {
-        PyErr_Clear();  // not encodable (a lone surrogate): names no parameter
-        return -1;
-      }
-      return plan_.names().Find(NameKey(std::string_view(text, size)), &hint_);
-    }
     // CPython compares a key that is not an exact str with the parameters a keyword may name.
+    const int32_t n = static_cast<int32_t>(names_.size());
     for (int32_t i = plan_.posonly_count(); i < n; ++i) {
       const int equal = PyObject_RichCompareBool(key, names_[i], Py_EQ);
       if (equal != 0) return equal > 0 ? i : kKeyFailed;
@@ -120,15 +134,14 @@ PyObject* CallFfiFunction(PyObject* fn, PyObject* const* items, Py_ssize_t n) {
   return result;
 }
 
-Py_ssize_t FindSentinelObject(PyObject* const* args, Py_ssize_t nargs) {
-  return FindKwargsSentinel(args, nargs, IsKwargsSentinelObject);
-}
-
 }  // namespace
 
-Binding::Binding(const Binding& other)
+BoundFunction::BoundFunction(const BoundFunction& other)
     : plan_(other.plan_),
       arity_(other.arity_),
+      entry_point_(other.entry_point_),
+      sentinel_type_(other.sentinel_type_),
+      sentinel_handle_(other.sentinel_handle_),
       names_(other.names_),
       defaults_(other.defaults_),
       target_(other.target_),
@@ -140,13 +153,13 @@ Binding::Binding(const Binding& other)
   for (PyObject* obj : {target_, signature_obj_, defaults_tuple_, unpack_fn_}) Py_INCREF(obj);
 }
 
-Binding* Binding::Copy() const {
-  std::unique_ptr<Binding> b(new Binding(*this));
+BoundFunction* BoundFunction::Copy() const {
+  std::unique_ptr<BoundFunction> b(new BoundFunction(*this));
   if (ffi_callees_[0] != nullptr && !b->MakeCallees(ChandleOf(ffi_callees_[0]))) return nullptr;
   return b.release();
 }
 
-Binding::~Binding() {
+BoundFunction::~BoundFunction() {
   for (PyObject* name : names_) Py_XDECREF(name);
   Py_XDECREF(target_);
   Py_XDECREF(signature_obj_);
@@ -155,7 +168,7 @@ Binding::~Binding() {
   for (PyObject* callee : ffi_callees_) Py_XDECREF(callee);
 }
 
-bool Binding::MakeCallees(void* handle) {
+bool BoundFunction::MakeCallees(void* handle) {
   for (int release_gil : {0, 1}) {
     PyObject* callee = NewFfiFunction(handle);
     if (callee == nullptr) return false;
@@ -165,17 +178,31 @@ bool Binding::MakeCallees(void* handle) {
   return true;
 }
 
-Binding* Binding::Make(const BindingPlan* plan, PyObject* target, PyObject* signature_obj,
-                       PyObject* defaults, PyObject* unpack_fn) {
+BoundFunction* BoundFunction::Make(const BindingPlan* plan, PyObject* target,
+                                   PyObject* signature_obj, PyObject* defaults,
+                                   PyObject* unpack_fn) {
   const Signature& signature = plan->signature();
   if (!PyTuple_Check(defaults) || PyTuple_GET_SIZE(defaults) != signature.num_params()) {
     PyErr_SetString(PyExc_TypeError, "defaults must be a tuple with one entry per parameter");
     return nullptr;
   }
-  std::unique_ptr<Binding> b(new Binding());
+  std::unique_ptr<BoundFunction> b(new BoundFunction());
   for (PyObject* obj : {target, signature_obj, defaults, unpack_fn}) Py_INCREF(obj);
   b->plan_ = plan;
   b->arity_ = plan->arity();
+  switch (plan->call_kind()) {
+    case CallKind::kNative:
+      b->entry_point_ = Entry<CallKind::kNative>;
+      break;
+    case CallKind::kBind:
+      b->entry_point_ = Entry<CallKind::kBind>;
+      break;
+    case CallKind::kUnpack:
+      b->entry_point_ = Entry<CallKind::kUnpack>;
+      break;
+  }
+  b->sentinel_type_ = ffi_objects_detail::g_sentinel_type;
+  b->sentinel_handle_ = ffi_objects_detail::g_sentinel_handle;
   b->target_ = target;
   b->signature_obj_ = signature_obj;
   b->defaults_tuple_ = defaults;
@@ -203,85 +230,125 @@ Binding* Binding::Make(const BindingPlan* plan, PyObject* target, PyObject* sign
   return b.release();
 }
 
-PyObject* Binding::Call(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                        PyObject* kwnames) const {
-  // tvm-ffi's packers write a KWARGS tail instead of keywords, never beside them.
-  if (kwnames != nullptr) return CallKeywords(self, args, nargs, kwnames);
-  const Py_ssize_t sentinel_at = FindSentinelObject(args, nargs);
-  if (TVM_FFI_PREDICT_FALSE(sentinel_at < nargs)) {
-    return CallWithKwargsTail(self, args, nargs, sentinel_at);
+// -- calls -----------------------------------------------------------------------------------
+
+// The entry points, one per call kind (binding_plan.h), each in one function with the bind
+// pipeline inlined: the native one forwards a full-arity positional call without looking at
+// anything but the arguments.
+template <CallKind kKind>
+PyObject* BoundFunction::Entry(PyObject* self, PyObject* const* args, size_t nargsf,
+                               PyObject* kwnames) {
+  const BoundFunction& b = *Fields(self).binding;  // set before the instance was shared
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if constexpr (kKind == CallKind::kNative) {
+    if (TVM_FFI_PREDICT_TRUE(kwnames == nullptr &&
+                             ForwardsAsIs(args, nargs, b.arity_,
+                                          [&b](PyObject* obj) { return b.IsSentinel(obj); }))) {
+      return b.CallTarget(args, nargs);
+    }
   }
-  return CallPositional(self, args, nargs);
+  return b.BindAndCall<kKind == CallKind::kUnpack>(self, args, nargs, kwnames);
 }
 
-PyObject* Binding::CallNative(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+PyObject* BoundFunction::Call(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                               PyObject* kwnames) const {
-  if (kwnames != nullptr) return CallKeywords(self, args, nargs, kwnames);
-  const Py_ssize_t sentinel_at = FindSentinelObject(args, nargs);
-  if (TVM_FFI_PREDICT_TRUE(sentinel_at == nargs && nargs == arity_)) {
-    return CallTarget(self, args, nargs);
-  }
-  if (sentinel_at < nargs) return CallWithKwargsTail(self, args, nargs, sentinel_at);
-  return CallPositional(self, args, nargs);
+  return plan_->call_kind() == CallKind::kUnpack ? BindAndCall<true>(self, args, nargs, kwnames)
+                                                 : BindAndCall<false>(self, args, nargs, kwnames);
 }
 
-// No keywords: trailing defaults left out need no lookup; anything else is an error that
-// the binder words.
-PyObject* Binding::CallPositional(PyObject* self, PyObject* const* args, Py_ssize_t nargs) const {
-  if (!plan_->TakesTrailingDefaults(nargs)) return CallBinding(self, args, nargs, nullptr);
-  SmallArray<PyObject*> bound(arity_);
-  for (Py_ssize_t i = 0; i < nargs; ++i) bound[static_cast<int32_t>(i)] = args[i];
-  for (int32_t i = static_cast<int32_t>(nargs); i < arity_; ++i) bound[i] = defaults_[i];
-  return Finish(self, bound.data());
+// One Python call for the bind pipeline (src/binding/bind_call.h): keys compared as CPython
+// compares them, by pointer first, exact strings by text; anything else (a str subclass,
+// which may run its own __eq__) is left to the full rules, PyKeys.
+class PyCall {
+ public:
+  using Value = PyObject*;
+
+  PyCall(const BoundFunction& binding, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames)
+      : binding_(binding),
+        args_(args),
+        kwnames_(kwnames),
+        nargs_(nargs),
+        num_keywords_(kwnames ? PyTuple_GET_SIZE(kwnames) : 0) {}
+
+  static void Copy(PyObject** dst, PyObject* const& src) { *dst = src; }
+  // Within int32: BindAndCall sends larger calls straight to BindFull.
+  int32_t nargs() const { return static_cast<int32_t>(nargs_); }
+  int32_t num_keywords() const { return static_cast<int32_t>(num_keywords_); }
+  PyObject* const& positional(int32_t i) const { return args_[i]; }
+  PyObject* const& keyword_value(int32_t k) const { return args_[nargs_ + k]; }
+  PyObject* const* defaults() const { return binding_.defaults_.data(); }
+
+  bool KeyIs(int32_t k, int32_t param) const {
+    return PyTuple_GET_ITEM(kwnames_, k) == binding_.names_[param];
+  }
+  int32_t FindKey(int32_t k, int32_t* hint) const {
+    const int32_t param =
+        FindPlainKey(PyTuple_GET_ITEM(kwnames_, k), binding_.names_, binding_.plan(), hint);
+    return param >= 0 ? param : kFullRules;
+  }
+  // CPython's rules in full (binder.h); a call that binds leaves its shape in the plan.
+  bool BindFull(PyObject** bound) const {
+    const BindingPlan& plan = binding_.plan();
+    if (num_keywords_ > INT32_MAX) {
+      SetTypeError(
+          binding_errors::TooManyToBind(plan.signature(), num_keywords_, "keyword arguments"));
+      return false;
+    }
+    const int32_t arity = plan.arity();
+    SmallArray<int32_t> slots(arity);
+    std::string error;
+    if (!BindSlots(plan.signature(), nargs_, PyKeys(kwnames_, binding_.names_, plan), slots.data(),
+                   &error)) {
+      if (!PyErr_Occurred()) SetTypeError(error);
+      return false;
+    }
+    const int32_t n = static_cast<int32_t>(nargs_);  // bound: at most the signature's size
+    plan.RememberSlots(slots.data(), n, static_cast<int32_t>(num_keywords_));
+    FillBound(slots.data(), arity, n, args_, args_ + nargs_, 1, defaults(), bound);
+    return true;
+  }
+  bool fits_pipeline() const { return nargs_ <= binding_.arity_ && num_keywords_ <= INT32_MAX; }
+
+ private:
+  const BoundFunction& binding_;
+  PyObject* const* args_;
+  PyObject* kwnames_;
+  Py_ssize_t nargs_;
+  Py_ssize_t num_keywords_;
+};
+
+template <bool kUnpack>
+PyObject* BoundFunction::BindAndCall(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                                     PyObject* kwnames) const {
+  // tvm-ffi's packers write a KWARGS tail instead of keywords, never beside them.
+  if (kwnames == nullptr) {
+    const Py_ssize_t sentinel_at =
+        FindKwargsSentinel(args, nargs, [this](PyObject* obj) { return IsSentinel(obj); });
+    if (TVM_FFI_PREDICT_FALSE(sentinel_at < nargs)) {
+      return CallWithKwargsTail<kUnpack>(self, args, nargs, sentinel_at);
+    }
+  }
+  return BindKeywordsAndCall<kUnpack>(self, args, nargs, kwnames);
 }
 
-// Keywords: a shape that bound before checks one name pointer per keyword.
-PyObject* Binding::CallKeywords(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                                PyObject* kwnames) const {
+template <bool kUnpack>
+PyObject* BoundFunction::BindKeywordsAndCall(PyObject* self, PyObject* const* args,
+                                             Py_ssize_t nargs, PyObject* kwnames) const {
+  const PyCall call(*this, args, nargs, kwnames);
   SmallArray<PyObject*> bound(arity_);
-  const bool known =
-      plan_->BindKnown(nargs, PyTuple_GET_SIZE(kwnames), [&](const KeywordShapes::Shape& shape) {
-        for (int32_t k = 0; k < shape.num_keywords; ++k) {
-          const int32_t param = shape.params[k];
-          if (PyTuple_GET_ITEM(kwnames, k) != names_[param]) return false;
-          bound[param] = args[nargs + k];
-        }
-        for (int32_t i = 0; i < shape.nargs; ++i) bound[i] = args[i];
-        for (uint64_t rest = shape.defaults; rest != 0; rest &= rest - 1) {
-          const int i = __builtin_ctzll(rest);
-          bound[i] = defaults_[i];
-        }
-        return true;
-      });
-  if (known) return Finish(self, bound.data());
-  return CallBinding(self, args, nargs, kwnames);
-}
-
-// CPython's rules in full (binder.h); a call that binds leaves its shape in the plan.
-PyObject* Binding::CallBinding(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                               PyObject* kwnames) const {
-  const Py_ssize_t num_keywords = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  if (num_keywords > INT32_MAX) {
-    SetTypeError(binding_errors::TooManyToBind(signature(), num_keywords, "keyword arguments"));
-    return nullptr;
-  }
-  SmallArray<int32_t> slots(arity_);
-  std::string error;
-  if (!BindSlots(signature(), nargs, PyKeys(kwnames, names_, *plan_), slots.data(), &error)) {
-    if (!PyErr_Occurred()) SetTypeError(error);
-    return nullptr;
-  }
-  const int32_t n = static_cast<int32_t>(nargs);  // bound: at most the signature's size
-  plan_->RememberSlots(slots.data(), n, static_cast<int32_t>(num_keywords));
-  SmallArray<PyObject*> bound(arity_);
-  FillBound(slots.data(), arity_, n, args, args + nargs, 1, defaults_.data(), bound.data());
-  return Finish(self, bound.data());
+  // More than a signature can bind is an error, which only the full rules word.
+  const bool ok = TVM_FFI_PREDICT_TRUE(call.fits_pipeline()) ? BindCall(*plan_, call, bound.data())
+                                                             : call.BindFull(bound.data());
+  if (!ok) return nullptr;
+  if constexpr (kUnpack) return Unpack(bound.data());
+  return CallTarget(bound.data(), arity_);
 }
 
 // tvm-ffi's own keyword packing from Python, `f(x, KWARGS, "alpha", 2.0)`: the tail becomes
 // keywords and the call is bound like any other.
-PyObject* Binding::CallWithKwargsTail(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                                      Py_ssize_t sentinel_at) const {
+template <bool kUnpack>
+PyObject* BoundFunction::CallWithKwargsTail(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                                            Py_ssize_t sentinel_at) const {
   const KwargsTail tail = SplitKwargsTail(nargs, sentinel_at);
   if (tail.odd) {
     SetTypeError(binding_errors::KwargsTailOdd(signature(), tail.size));
@@ -295,7 +362,7 @@ PyObject* Binding::CallWithKwargsTail(PyObject* self, PyObject* const* args, Py_
   PyObject* const* pairs = args + sentinel_at + 1;
   int64_t at = 0;
   const TailFault fault = CheckKwargsPairs(
-      pairs, tail.num_keywords, IsKwargsSentinelObject,
+      pairs, tail.num_keywords, [this](PyObject* obj) { return IsSentinel(obj); },
       [](PyObject* key) { return PyUnicode_Check(key) != 0; }, &at);
   if (fault != TailFault::kNone) {
     PyObject* key = pairs[2 * at];
@@ -315,17 +382,12 @@ PyObject* Binding::CallWithKwargsTail(PyObject* self, PyObject* const* args, Py_
     PyTuple_SET_ITEM(names, k, pairs[2 * k]);
     stack[static_cast<int32_t>(tail.nargs + k)] = pairs[2 * k + 1];
   }
-  PyObject* result = CallKeywords(self, stack.data(), tail.nargs, names);
+  PyObject* result = BindKeywordsAndCall<kUnpack>(self, stack.data(), tail.nargs, names);
   Py_DECREF(names);
   return result;
 }
 
-PyObject* Binding::Finish(PyObject* self, PyObject* const* bound) const {
-  if (signature().has_unpack()) return Unpack(self, bound);
-  return CallTarget(self, bound, arity_);
-}
-
-PyObject* Binding::Unpack(PyObject* self, PyObject* const* bound) const {
+PyObject* BoundFunction::Unpack(PyObject* const* bound) const {
   SmallArray<PyObject*> values(arity_);
   SmallArray<PyObject*> owned(arity_);
   for (int32_t i = 0; i < arity_; ++i) owned[i] = nullptr;
@@ -338,15 +400,16 @@ PyObject* Binding::Unpack(PyObject* self, PyObject* const* bound) const {
     if (owned[i] == nullptr) break;
     values[i] = owned[i];
   }
-  if (i == arity_) result = CallTarget(self, values.data(), arity_);
+  if (i == arity_) result = CallTarget(values.data(), arity_);
   for (int32_t j = 0; j < arity_; ++j) Py_XDECREF(owned[j]);
   return result;
 }
 
-PyObject* Binding::CallTarget(PyObject* self, PyObject* const* bound, Py_ssize_t n) const {
-  if (ffi_callees_[0] == nullptr) return PyObject_Vectorcall(target_, bound, n, nullptr);
-  // The private callee with this function's release_gil setting (read, never written here).
-  return CallFfiFunction(ffi_callees_[ReleasesGil(self)], bound, n);
+PyObject* BoundFunction::CallTarget(PyObject* const* bound, Py_ssize_t n) const {
+  // The private callee release_gil picked (SelectCallee); none for a Python callable.
+  PyObject* callee = __atomic_load_n(&callee_, __ATOMIC_RELAXED);
+  if (callee == nullptr) return PyObject_Vectorcall(target_, bound, n, nullptr);
+  return CallFfiFunction(callee, bound, n);
 }
 
 // Who owns the Python defaults that the C++ signature holds (docs/DESIGN.md, "Who owns the
@@ -358,7 +421,7 @@ PyObject* Binding::CallTarget(PyObject* self, PyObject* const* bound, Py_ssize_t
 // object's only holder. Any
 // other holder (a registered global, a copy, another function made from the same signature, a
 // C++ caller) is a root the collector cannot see, and the references stay external.
-bool Binding::OwnsCppDefaults(PyObject* self) const {
+bool BoundFunction::OwnsCppDefaults(PyObject* self) const {
   using ffi::details::ObjectUnsafe;
   const auto* fn = ObjectUnsafe::RawObjectPtrFromUnowned<ffi::Object>(
       static_cast<TVMFFIObject*>(ChandleOf(self)));
@@ -371,7 +434,7 @@ bool Binding::OwnsCppDefaults(PyObject* self) const {
   return true;
 }
 
-int Binding::Traverse(PyObject* self, visitproc visit, void* arg) const {
+int BoundFunction::Traverse(PyObject* self, visitproc visit, void* arg) const {
   Py_VISIT(target_);
   Py_VISIT(signature_obj_);
   Py_VISIT(defaults_tuple_);

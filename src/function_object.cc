@@ -1,0 +1,230 @@
+// The kwcall function object (function_object.h): its entry points, the adapter that hands a
+// packed call to the bind pipeline, and the public functions that make and inspect it.
+#include "function_object.h"
+
+#include <kwcall/function.h>
+#include <kwcall/kwargs.h>
+#include <tvm/ffi/error.h>
+
+#include <cstring>
+#include <string>
+
+#include "binding/bind_call.h"
+#include "binding/binder.h"
+#include "binding/binding_errors.h"
+#include "binding/binding_plan.h"
+#include "binding/kwargs_tail.h"
+#include "binding/small_array.h"
+
+namespace kwcall {
+namespace {
+
+/*!
+ * \brief Copy one packed argument. Callers write packed arguments as two 8-byte stores (type,
+ *        then value); copying them as two 8-byte words lets the CPU forward those stores, where
+ *        one 16-byte load across them would stall for the length of a call.
+ */
+inline void CopyAny(TVMFFIAny* dst, const TVMFFIAny* src) {
+  uint64_t words[2];
+  std::memcpy(words, src, sizeof(words));
+  asm("" : "+r"(words[0]), "+r"(words[1]));  // two scalar loads, not one vector load
+  std::memcpy(dst, words, sizeof(words));
+}
+
+// One packed call for the bind pipeline (binding/bind_call.h): positional arguments, then
+// the KWARGS tail's pairs, keys read as text.
+class PackedCall {
+ public:
+  using Value = TVMFFIAny;
+
+  PackedCall(const BindingPlan& plan, const TVMFFIAny* raw, int32_t nargs, const TVMFFIAny* pairs,
+             int32_t num_keywords, const void* sentinel)
+      : plan_(plan),
+        raw_(raw),
+        pairs_(pairs),
+        nargs_(nargs),
+        num_keywords_(num_keywords),
+        sentinel_(sentinel) {}
+
+  static void Copy(TVMFFIAny* dst, const TVMFFIAny& src) { CopyAny(dst, &src); }
+  int32_t nargs() const { return nargs_; }
+  int32_t num_keywords() const { return num_keywords_; }
+  const TVMFFIAny& positional(int32_t i) const { return raw_[i]; }
+  const TVMFFIAny& keyword_value(int32_t k) const { return pairs_[2 * k + 1]; }
+  const TVMFFIAny* defaults() const { return plan_.default_views(); }
+
+  bool KeyIs(int32_t k, int32_t param) const {
+    NameKey name;
+    return NameKey::Read(pairs_[2 * k], &name) && plan_.names().Is(param, name) &&
+           !IsKwargsSentinel(pairs_[2 * k + 1], sentinel_);
+  }
+  int32_t FindKey(int32_t k, int32_t* hint) const {
+    NameKey name;
+    if (!NameKey::Read(pairs_[2 * k], &name) || IsKwargsSentinel(pairs_[2 * k + 1], sentinel_)) {
+      return kFullRules;
+    }
+    return plan_.names().Find(name, hint);
+  }
+  // CPython's rules in full (binder.h): binds, or throws CPython's TypeError.
+  [[gnu::noinline]] TVM_FFI_COLD_CODE bool BindFull(TVMFFIAny* bound) const;
+
+ private:
+  const BindingPlan& plan_;
+  const TVMFFIAny* raw_;
+  const TVMFFIAny* pairs_;
+  int32_t nargs_;
+  int32_t num_keywords_;
+  const void* sentinel_;
+};
+
+bool PackedCall::BindFull(TVMFFIAny* bound) const {
+  const Signature& sig = plan_.signature();
+  SmallArray<NameKey> names(num_keywords_);
+  int64_t at = 0;
+  const TailFault fault = CheckKwargsPairs(
+      pairs_, num_keywords_, [&](const TVMFFIAny& a) { return IsKwargsSentinel(a, sentinel_); },
+      // Keys are read as they are checked (`at` is the pair being checked).
+      [&](const TVMFFIAny& a) { return NameKey::Read(a, &names[at]); }, &at);
+  if (TVM_FFI_PREDICT_FALSE(fault != TailFault::kNone)) {
+    const TVMFFIAny& key = pairs_[2 * at];
+    TVM_FFI_THROW(TypeError) << binding_errors::KwargsPair(
+        sig, fault, at, reinterpret_cast<const ffi::AnyView&>(key).GetTypeKey(),
+        fault == TailFault::kSentinelAsValue ? names[at].view() : std::string_view());
+  }
+  const int32_t arity = plan_.arity();
+  SmallArray<int32_t> slots(arity);
+  std::string error;
+  if (!BindSlots(sig, nargs_, KeywordNames(plan_.names(), names.data(), num_keywords_),
+                 slots.data(), &error)) {
+    TVM_FFI_THROW(TypeError) << error;
+  }
+  FillBound(slots.data(), arity, nargs_, raw_, pairs_ != nullptr ? pairs_ + 1 : nullptr, 2,
+            plan_.default_views(), bound);
+  return true;
+}
+
+}  // namespace
+
+KwFunctionObj::KwFunctionObj(ffi::Function target, Signature signature)
+    : target_(std::move(target)),
+      target_obj_(target_.get()),
+      target_call_(target_obj_->cpp_call ? reinterpret_cast<FCall>(target_obj_->cpp_call)
+                                         : CallThroughSafeCall),
+      sentinel_(KwargsSentinel().get()),
+      arity_(signature.num_params()),
+      plan_(std::move(signature)) {
+  this->safe_call = SafeCall;
+  this->cpp_call = reinterpret_cast<void*>(EntryFor(plan_));
+}
+
+// The entry point, fixed by the signature: a forward unrolled for the arity when it is small,
+// and bound values on the stack or (more than kInlineArity parameters) on the heap.
+KwFunctionObj::FCall KwFunctionObj::EntryFor(const BindingPlan& plan) {
+  if (plan.wide()) return Entry<kAnyArity, true>;
+  switch (plan.arity()) {
+    case 0:
+      return Entry<0, false>;
+    case 1:
+      return Entry<1, false>;
+    case 2:
+      return Entry<2, false>;
+    case 3:
+      return Entry<3, false>;
+    case 4:
+      return Entry<4, false>;
+    default:
+      return Entry<kAnyArity, false>;
+  }
+}
+
+// The hot path: a full-arity call without KWARGS is forwarded untouched, as a leaf that
+// tail-calls the target; everything else binds out of line.
+template <int32_t kArity, bool kWide>
+void KwFunctionObj::Entry(const ffi::FunctionObj* func, const ffi::AnyView* args, int32_t num_args,
+                          ffi::Any* result) {
+  const auto* self = static_cast<const KwFunctionObj*>(func);
+  const auto* raw = reinterpret_cast<const TVMFFIAny*>(args);
+  const void* sentinel = self->sentinel_;
+  const int32_t arity = kArity == kAnyArity ? self->arity_ : kArity;
+  if (TVM_FFI_PREDICT_TRUE(ForwardsAsIs(raw, num_args, arity, [sentinel](const TVMFFIAny& a) {
+        return IsKwargsSentinel(a, sentinel);
+      }))) {
+    self->target_call_(self->target_obj_, args, num_args, result);
+    return;
+  }
+  self->BindAndCall<kWide>(raw, num_args, result);
+}
+
+// How FunctionObj::CallPacked calls a target that has no C++ entry point (a C-ABI
+// function, such as CuTeDSL's): through safe_call, rethrowing its error.
+void KwFunctionObj::CallThroughSafeCall(const ffi::FunctionObj* func, const ffi::AnyView* args,
+                                        int32_t num_args, ffi::Any* result) {
+  TVM_FFI_CHECK_SAFE_CALL(func->safe_call(const_cast<ffi::FunctionObj*>(func),
+                                          reinterpret_cast<const TVMFFIAny*>(args), num_args,
+                                          reinterpret_cast<TVMFFIAny*>(result)));
+}
+
+int KwFunctionObj::SafeCall(void* func, const TVMFFIAny* args, int32_t num_args,
+                            TVMFFIAny* result) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  const auto* self = static_cast<const KwFunctionObj*>(func);
+  reinterpret_cast<FCall>(self->cpp_call)(self, reinterpret_cast<const ffi::AnyView*>(args),
+                                          num_args, reinterpret_cast<ffi::Any*>(result));
+  TVM_FFI_SAFE_CALL_END();
+}
+
+// Every call that is not forwarded: split at the KWARGS tail, bound by the pipeline.
+template <bool kWide>
+[[gnu::noinline]] void KwFunctionObj::BindAndCall(const TVMFFIAny* raw, int32_t num_args,
+                                                  ffi::Any* result) const {
+  if (TVM_FFI_PREDICT_FALSE(num_args < 0)) ThrowBadCount(num_args);
+  const KwargsTail tail = SplitKwargsTail(num_args, FindKwargsSentinel(raw, num_args, sentinel_));
+  if (TVM_FFI_PREDICT_FALSE(tail.odd)) ThrowOddTail(static_cast<int32_t>(tail.size));
+  const auto nargs = static_cast<int32_t>(tail.nargs);  // within num_args
+  const auto num_keywords = static_cast<int32_t>(tail.num_keywords);
+  // No pointer arithmetic past a call without a tail: the array may be null when empty.
+  const TVMFFIAny* pairs = num_keywords ? raw + nargs + 1 : nullptr;
+  const PackedCall call(plan_, raw, nargs, pairs, num_keywords, sentinel_);
+  if constexpr (kWide) {
+    SmallArray<TVMFFIAny, BindingPlan::kMaxMaskArity> bound(arity_);
+    BindCall(plan_, call, bound.data());
+    target_call_(target_obj_, reinterpret_cast<const ffi::AnyView*>(bound.data()), arity_, result);
+  } else {
+    TVMFFIAny bound[BindingPlan::kInlineArity];
+    BindCall(plan_, call, bound);
+    target_call_(target_obj_, reinterpret_cast<const ffi::AnyView*>(bound), arity_, result);
+  }
+}
+
+void KwFunctionObj::ThrowBadCount(int32_t num_args) const {
+  TVM_FFI_THROW(ValueError) << binding_errors::InvalidArgumentCount(plan_.signature(), num_args);
+}
+
+void KwFunctionObj::ThrowOddTail(int32_t tail) const {
+  TVM_FFI_THROW(TypeError) << binding_errors::KwargsTailOdd(plan_.signature(), tail);
+}
+
+ffi::Function MakeFunction(ffi::Function target, Signature signature) {
+  if (target == nullptr) {
+    TVM_FFI_THROW(TypeError) << "kwcall::MakeFunction: the target function is null";
+  }
+  return ffi::Function(ffi::ObjectPtr<ffi::FunctionObj>(
+      ffi::make_object<KwFunctionObj>(std::move(target), std::move(signature))));
+}
+
+std::optional<Signature> GetSignature(const ffi::Function& f) {
+  if (const KwFunctionObj* obj = KwFunctionObj::Cast(f.get())) return obj->plan().signature();
+  return std::nullopt;
+}
+
+ffi::Optional<ffi::Function> GetTarget(const ffi::Function& f) {
+  if (const KwFunctionObj* obj = KwFunctionObj::Cast(f.get())) return obj->target();
+  return std::nullopt;
+}
+
+const BindingPlan* PlanOf(const ffi::FunctionObj* f) {
+  const KwFunctionObj* obj = KwFunctionObj::Cast(f);
+  return obj != nullptr ? &obj->plan() : nullptr;
+}
+
+}  // namespace kwcall

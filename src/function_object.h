@@ -1,0 +1,69 @@
+// The kwcall function object: a tvm-ffi function that owns a target and its binding plan.
+// Its C++ entry point is chosen when it is made, from the plan's call kind: a full-arity call
+// without KWARGS is forwarded untouched; every other call goes through the bind pipeline
+// (binding/bind_call.h).
+#ifndef KWCALL_SRC_FUNCTION_OBJECT_H_
+#define KWCALL_SRC_FUNCTION_OBJECT_H_
+
+#include <kwcall/signature.h>
+#include <kwcall/visibility.h>
+#include <tvm/ffi/function.h>
+
+#include <cstdint>
+
+#include "binding/binding_plan.h"
+
+namespace kwcall {
+
+class KwFunctionObj : public ffi::FunctionObj {
+ public:
+  using FCall = ffi::FunctionObj::FCall;
+
+  KwFunctionObj(ffi::Function target, Signature signature);
+
+  /*! \brief `f` as a kwcall function, or nullptr. */
+  static const KwFunctionObj* Cast(const ffi::FunctionObj* f) {
+    return f != nullptr && f->safe_call == SafeCall ? static_cast<const KwFunctionObj*>(f)
+                                                    : nullptr;
+  }
+
+  const ffi::Function& target() const { return target_; }
+  const BindingPlan& plan() const { return plan_; }
+
+ private:
+  static constexpr int32_t kAnyArity = -1;  // Entry reads the arity from the object
+  // The C++ entry point (cpp_call): kArity, when not kAnyArity, is the signature's arity, so
+  // the forward's scan is unrolled; kWide binds onto the heap.
+  template <int32_t kArity, bool kWide>
+  static void Entry(const ffi::FunctionObj* func, const ffi::AnyView* args, int32_t num_args,
+                    ffi::Any* result);
+  static void CallThroughSafeCall(const ffi::FunctionObj* func, const ffi::AnyView* args,
+                                  int32_t num_args, ffi::Any* result);
+  static int SafeCall(void* func, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result);
+  static FCall EntryFor(const BindingPlan& plan);
+
+  template <bool kWide>
+  void BindAndCall(const TVMFFIAny* raw, int32_t num_args, ffi::Any* result) const;
+  [[noreturn]] void ThrowBadCount(int32_t num_args) const;
+  [[noreturn]] void ThrowOddTail(int32_t tail) const;
+
+  ffi::Function target_;
+  const ffi::FunctionObj* target_obj_;
+  FCall target_call_;  // what target_obj_->CallPacked would call, chosen once
+  const void* sentinel_;
+  int32_t arity_;  // the forward's count, beside the other fields it reads
+  BindingPlan plan_;
+};
+
+/*!
+ * \brief The plan of `f` when it is a kwcall function, else nullptr.
+ *
+ * The one internal function libkwcall exports: the Python extension binds through the plan of
+ * the C++ function it wraps, and only libkwcall can tell its own function objects apart. No
+ * installed header declares it.
+ */
+KWCALL_API const BindingPlan* PlanOf(const ffi::FunctionObj* f);
+
+}  // namespace kwcall
+
+#endif  // KWCALL_SRC_FUNCTION_OBJECT_H_
