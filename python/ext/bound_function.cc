@@ -1,4 +1,4 @@
-// BoundFunction a Python call: the plan's rules (binder.h) over kwnames, its keyword-shape cache,
+// Binding a Python call: the plan's rules (binder.h) over kwnames, its keyword-shape cache,
 // and the call of the target with the bound objects.
 #include "bound_function.h"
 

@@ -59,7 +59,7 @@ TVM_FFI_INLINE void CopyPositional(const Call& call, int32_t nargs, typename Cal
 // Step 3: each keyword must name the parameter it named when the shape bound.
 template <typename Call>
 TVM_FFI_INLINE bool BindShape(const Call& call, const KeywordShapes::Shape& shape,
-                      typename Call::Value* bound) {
+                              typename Call::Value* bound) {
   for (int32_t k = 0; k < shape.num_keywords; ++k) {
     const int32_t param = shape.params[k];
     if (!call.KeyIs(k, param)) return false;
@@ -75,7 +75,7 @@ TVM_FFI_INLINE bool BindShape(const Call& call, const KeywordShapes::Shape& shap
 // line: inlined, its frame would be paid by the steps before it too.
 template <typename Call>
 [[gnu::noinline]] bool BindOnePass(const BindingPlan& plan, const Call& call, int32_t nargs,
-                        int32_t num_keywords, typename Call::Value* bound) {
+                                   int32_t num_keywords, typename Call::Value* bound) {
   if (!plan.fits_masks() || nargs > plan.num_positional()) return false;
   uint64_t filled = nargs == 64 ? ~uint64_t{0} : (uint64_t{1} << nargs) - 1;
   CopyPositional(call, nargs, bound);
@@ -114,7 +114,8 @@ template <typename Call>
  * \return Whether the call bound; false only from BindFull, with its error reported.
  */
 template <typename Call>
-TVM_FFI_INLINE bool BindCall(const BindingPlan& plan, const Call& call, typename Call::Value* bound) {
+TVM_FFI_INLINE bool BindCall(const BindingPlan& plan, const Call& call,
+                             typename Call::Value* bound) {
   const int32_t nargs = call.nargs();
   const int32_t num_keywords = call.num_keywords();
   if (num_keywords == 0 && plan.TakesTrailingDefaults(nargs)) {
