@@ -42,15 +42,14 @@ class KeywordShapes {
   template <typename Bind>
   bool BindKnown(int32_t nargs, int32_t num_keywords, Bind bind) const {
     const int32_t last = last_.load(std::memory_order_relaxed);
-    const Shape* shape = shapes_[last].load(std::memory_order_acquire);
-    if (shape == nullptr) return false;
-    if (shape->nargs == nargs && shape->num_keywords == num_keywords && bind(*shape)) return true;
-    for (int32_t i = 0; i < kMaxShapes; ++i) {
-      shape = shapes_[i].load(std::memory_order_acquire);
+    // `bind` is called in one place, so that it is inlined: n = 0 tries the last shape used,
+    // n > 0 each other one in order. Shapes fill the slots in order: a null ends the search.
+    for (int32_t n = 0; n < kMaxShapes; ++n) {
+      const int32_t i = n == 0 ? last : (n - 1 < last ? n - 1 : n);
+      const Shape* shape = shapes_[i].load(std::memory_order_acquire);
       if (shape == nullptr) return false;
-      if (i != last && shape->nargs == nargs && shape->num_keywords == num_keywords &&
-          bind(*shape)) {
-        last_.store(i, std::memory_order_relaxed);
+      if (shape->nargs == nargs && shape->num_keywords == num_keywords && bind(*shape)) {
+        if (n != 0) last_.store(i, std::memory_order_relaxed);
         return true;
       }
     }
