@@ -116,10 +116,12 @@ constexpr bool KeywordsLast() {
 
 /*!
  * \brief Call `f` with positional arguments followed by kwcall::Kw keyword arguments,
- *        packed in tvm-ffi's KWARGS convention. No heap allocation.
+ *        packed in tvm-ffi's KWARGS convention. No heap allocation. Always inlined: the
+ *        names and values are then stored straight into the packed array, with no frame or
+ *        PLT call of its own in the caller.
  */
 template <typename... Args>
-ffi::Any Call(const ffi::Function& f, Args&&... args) {
+[[gnu::always_inline]] inline ffi::Any Call(const ffi::Function& f, Args&&... args) {
   static_assert(kwargs_detail::KeywordsLast<Args...>(),
                 "kwcall::Call: positional arguments must come before kwcall::Kw arguments");
   constexpr size_t kNumKeywords = (size_t{0} + ... + (kwargs_detail::kIsKw<Args> ? 1 : 0));
