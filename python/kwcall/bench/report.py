@@ -117,22 +117,19 @@ def design_targets(cells: list[Cell], device: str) -> list[tuple[str, str, bool]
     )
     scale = rate("D", 2) / rate("D", 1)
     t = TARGETS
+
+    def at_most(what: str, shown: str, value: float, target: str, digits: int = 2):
+        limit = t[target]
+        return (f"{what} ≤ {limit}× A", f"{shown} = {value:.{digits}f}", value <= limit)
+
     out = [
         (
             f"C++ → kwcall positional ≤ A + {t['cpp_positional_ns']} ns",
             f"D − A = {added:+.1f} ns",
             added <= t["cpp_positional_ns"],
         ),
-        (
-            f"C++ → kwcall 2 keywords ≤ {t['cpp_keywords']}× A",
-            f"F ÷ A = {f_a:.2f}",
-            f_a <= t["cpp_keywords"],
-        ),
-        (
-            f"C++ → kwcall::CallSite, 2 keywords ≤ {t['cpp_call_site']}× A",
-            f"G ÷ A = {g_a:.2f}",
-            g_a <= t["cpp_call_site"],
-        ),
+        at_most("C++ → kwcall 2 keywords", "F ÷ A", f_a, "cpp_keywords"),
+        at_most("C++ → kwcall::CallSite, 2 keywords", "G ÷ A", g_a, "cpp_call_site"),
         (
             f"C++ → kwcall, trailing defaults left out, 3 and 9 tensors ≤ {t['cpp_defaults']}× A",
             f"E ÷ A = {e_a['tensors3']:.2f} / {e_a['tensors9']:.2f}",
@@ -144,16 +141,8 @@ def design_targets(cells: list[Cell], device: str) -> list[tuple[str, str, bool]
             f"B ÷ D = {b_d_plain:,.0f}",
             b_d_plain >= 400,
         ),
-        (
-            f"Python → kwcall positional ≤ {t['py_positional']}× A",
-            f"D ÷ A = {pd:.3f}",
-            pd <= t["py_positional"],
-        ),
-        (
-            f"Python → kwcall 2 keywords ≤ {t['py_keywords']}× A",
-            f"F ÷ A = {pf:.3f}",
-            pf <= t["py_keywords"],
-        ),
+        at_most("Python → kwcall positional", "D ÷ A", pd, "py_positional", digits=3),
+        at_most("Python → kwcall 2 keywords", "F ÷ A", pf, "py_keywords", digits=3),
         ("Python → kwcall 2 keywords < make_kwargs_wrapper", f"F ÷ C kw = {pf_c:.3f}", pf_c < 1),
         ("C++ threads ≥ 1.8× at 2 threads (kwcall)", f"D(2) ÷ D(1) = {scale:.2f}", scale >= 1.8),
     ]
