@@ -19,6 +19,7 @@
 
 #include "binding/binding_plan.h"
 #include "binding/keyword_shapes.h"
+#include "binding/kwargs_tail.h"
 #include "compat.h"  // TVM_FFI_INLINE, from the header the tvm-ffi release has
 
 namespace kwcall {
@@ -31,11 +32,8 @@ inline constexpr int32_t kFullRules = -1;
  *         or not, so every position is read). */
 template <typename T, typename N, typename IsSentinel>
 inline bool ForwardsAsIs(const T* args, N num_args, int32_t arity, IsSentinel is_sentinel) {
-  if (num_args != arity) return false;
-  for (int32_t i = 0; i < arity; ++i) {  // to `arity`: a constant in entries made for one
-    if (is_sentinel(args[i])) return false;
-  }
-  return true;
+  // Scanned to `arity`: a constant in entries made for one, so the scan unrolls.
+  return num_args == arity && FindKwargsSentinel(args, arity, is_sentinel) == arity;
 }
 
 /*! \brief Fill the parameters whose bit is set in `mask` with their defaults. */
