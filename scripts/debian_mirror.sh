@@ -71,16 +71,19 @@ debian_mirror() {
 # mirror_fetch PATH OUT: the file PATH of the Debian mirror (debian_mirror) into OUT. When the
 # mirror refuses it, says what it answered (a 404: it has no such file) and what to do.
 mirror_fetch() {
-  local path=$1 out=$2 mirror code status=0
+  local path=$1 out=$2 mirror code status=0 said
   mirror=$(debian_mirror) || return 1
-  code=$(curl -fsSL --retry 3 -o "$out" -w '%{http_code}' "$mirror/$path") || status=$?
+  code=$(curl -fsSL --retry 3 -o "$out" -w '%{http_code}' "$mirror/$path" 2>"$out.curl") ||
+    status=$?
+  said=$(cat "$out.curl")
+  rm -f "$out.curl"
   [ "$status" != 0 ] || return 0
   rm -f "$out"
   if [ "$code" = 404 ]; then
     echo "the Debian mirror $mirror has no $path (it answered HTTP 404: not found);" \
       "set DEBIAN_MIRROR to a mirror that has it" >&2
   else
-    echo "could not fetch $mirror/$path (curl exit $status, HTTP ${code:-none});" \
+    echo "could not fetch $mirror/$path (${said:-curl exit $status}, HTTP ${code:-none});" \
       "check the network and the mirror, or set DEBIAN_MIRROR to another one" >&2
   fi
   return 1
