@@ -17,7 +17,7 @@ SCRIPTS = REPOSITORY / "scripts"
 #: The user a script runs as where the test needs a plain one (nobody, on Debian).
 PLAIN_UID = 65534
 #: What tiny_root's command may run besides bash's builtins.
-TINY_TOOLS = ("bash", "env", "sleep", "mountpoint", "mkdir", "ln")
+TINY_TOOLS = ("bash", "env", "sleep", "mountpoint", "mkdir", "ln", "unshare")
 
 
 def stub(folder: Path, name: str, body: str) -> Path:
@@ -67,7 +67,29 @@ def tiny_root(roots: Path) -> Path:
 
 
 def tools_for_tiny_root() -> bool:
-    return all(shutil.which(tool) for tool in (*TINY_TOOLS, "unshare", "findmnt", "ldd"))
+    return all(shutil.which(tool) for tool in (*TINY_TOOLS, "findmnt", "ldd"))
+
+
+def mount_namespace_problem(prefix: tuple[str, ...] = ()) -> str | None:
+    """Why no private mount namespace can be made here (roots.sh's in_root and debootstrap_root
+    need one), None when it can: it needs root, util-linux, and a "/" that is a mount point (in
+    a plain chroot or an unprivileged container unshare cannot make the mounts private).
+    ``prefix`` runs the probe elsewhere (["chroot", ROOT])."""
+    if os.geteuid() != 0:
+        return "mount namespaces need root; scripts/test_fresh.sh runs this as root"
+    if not tools_for_tiny_root():
+        return f"needs {', '.join(TINY_TOOLS)}, findmnt and ldd (util-linux, coreutils)"
+    done = subprocess.run(
+        [*prefix, "unshare", "--mount", "--propagation", "private", "true"],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        return (
+            f"no private mount namespace here ({done.stderr.strip()}): / is no mount point "
+            "(a plain chroot) or this is a container without the capability"
+        )
+    return None
 
 
 def plain_user_folder() -> Path:

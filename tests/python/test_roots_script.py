@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 from helpers import TIME_SCALE, wait_until
-from script_stubs import SCRIPTS, stub, tiny_root, tools_for_tiny_root, with_stubs
+from script_stubs import SCRIPTS, mount_namespace_problem, stub, tiny_root, with_stubs
 
+MOUNT_NAMESPACE_PROBLEM = mount_namespace_problem()
 pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0 or not tools_for_tiny_root(),
-    reason="mount namespaces need root (and util-linux); scripts/test_fresh.sh runs this as root",
+    MOUNT_NAMESPACE_PROBLEM is not None, reason=MOUNT_NAMESPACE_PROBLEM or ""
 )
 #: A pip index token that must reach the command in the root and never the root's files.
 TOKEN = "kwcall-test-secret-3f9c"
@@ -269,3 +269,15 @@ exec /bin/chown "$@\"""",
     assert kept.stat().st_uid == 0 and kept.stat().st_mode & 0o4000
     assert (root / "etc" / "shadow").stat().st_uid == 0
     assert (root / "dev").stat().st_uid == 0
+
+
+def test_a_root_that_is_no_mount_point_is_a_skip_that_says_why(tmp_path):
+    """In a plain chroot (the tiny root's "/" is a folder, no mount point) the probe that
+    decides this module's skip names the problem instead of letting the tests fail there."""
+    root = tiny_root(tmp_path / "roots")
+    problem = mount_namespace_problem(prefix=("chroot", str(root)))
+    assert problem is not None
+    assert problem.startswith("no private mount namespace here (unshare: cannot change root ")
+    assert problem.endswith(
+        "/ is no mount point (a plain chroot) or this is a container without the capability"
+    )
