@@ -5,9 +5,11 @@ for."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import sysconfig
 
+import pytest
 from helpers import REPOSITORY, load_file_module
 from packaging.requirements import Requirement
 from packaging.version import Version
@@ -86,9 +88,31 @@ def test_runtime_range_admits_every_build_pin():
 def test_wheel_build_requires_the_pin_for_this_interpreter(monkeypatch):
     """What pip installs to build kwcall here (scikit-build-core's hook, run in the source tree
     as PEP 517 runs it): on free-threaded 3.13, the release whose sdist builds there."""
+    build = pytest.importorskip(
+        "scikit_build_core.build",
+        reason="scikit-build-core, kwcall's build backend, is not installed in this test "
+        "environment (pip install . builds in an isolated one); scripts/setup.sh installs it",
+    )
     monkeypatch.chdir(REPOSITORY)
-    from scikit_build_core.build import get_requires_for_build_wheel
+    get_requires_for_build_wheel = build.get_requires_for_build_wheel
 
     wanted = applying(FREE_THREADED, f"{sys.version_info[0]}.{sys.version_info[1]}")
     tvm_ffi = [r for r in get_requires_for_build_wheel() if r.startswith("apache-tvm-ffi")]
     assert tvm_ffi == [wanted["apache-tvm-ffi"]]
+
+
+def test_without_scikit_build_core_the_build_pin_test_skips_saying_why():
+    """Where kwcall was installed with `pip install .` and the tests run with pytest alone, no
+    scikit-build-core is importable: that test skips, naming it (a child pytest, where importing
+    it fails)."""
+    this = f"{__file__}::test_wheel_build_requires_the_pin_for_this_interpreter"
+    code = (
+        "import sys; sys.modules['scikit_build_core'] = None; import pytest; "
+        f"sys.exit(pytest.main([{this!r}, '-q', '-rs', '-p', 'no:cacheprovider']))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPOSITORY, timeout=300
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 skipped" in done.stdout
+    assert "scikit-build-core, kwcall's build backend, is not installed" in done.stdout
