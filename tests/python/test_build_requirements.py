@@ -55,10 +55,26 @@ def test_free_threaded_3_13_gets_its_own_tvm_ffi_hypothesis_and_no_cutedsl():
     assert free_threaded["scikit-build-core"] == default["scikit-build-core"]
 
 
+def test_free_threaded_3_14_gets_tested_txt_pins():
+    """free-threaded.txt's lines serve 3.13t alone (tvm-ffi and CuTeDSL have cp314t wheels)."""
+    for python in ("3.14", "3.15"):
+        assert applying(True, python) == applying(False, python)
+    assert "nvidia-cutlass-dsl" in applying(True, "3.14")
+
+
+def test_every_free_threaded_pin_names_the_pythons_it_serves(tmp_path, monkeypatch):
+    assert all(versions == {"3.13"} for _, versions in pins.free_threaded_lines())
+    unmarked = tmp_path / "free-threaded.txt"
+    unmarked.write_text('numpy==2.4.6; python_version == "3.13"\nhypothesis==6.155.7\n')
+    monkeypatch.setattr(pins, "FREE_THREADED", unmarked)
+    with pytest.raises(ValueError, match="'hypothesis==6.155.7' names no Pythons it serves"):
+        pins.pin_lines(True)
+
+
 def test_each_package_has_one_pin_per_interpreter():
     for free_threaded in (False, True):
         lines = [line for _, line in pins.pin_lines(free_threaded)]
-        for python in ("3.10", "3.13", "3.15"):
+        for python in ("3.10", "3.13", "3.14", "3.15"):
             named = [pins.package_name(line) for line in lines if holds(line, python)]
             assert len(named) == len(set(named)), (free_threaded, python, named)
 
