@@ -7,6 +7,7 @@ SUPPORTED_PYTHONS=(3.10 3.11 3.12 3.13 3.13t 3.14 3.15)
 KWCALL_LOGS=${KWCALL_LOGS:-$KWCALL_ROOT/build/logs}
 mkdir -p "$KWCALL_LOGS"
 # debian_mirror, mirror_fetch: where Debian's archive is, and fetching from it.
+# shellcheck source=scripts/debian_mirror.sh
 source "$KWCALL_ROOT/scripts/debian_mirror.sh"
 
 # step MESSAGE: a visible heading for what comes next.

@@ -15,8 +15,8 @@ for name in "${names[@]}"; do
   if [[ ! $name =~ ^[A-Za-z0-9][A-Za-z0-9._+-]*$ ]] || [ -L "$KWCALL_ROOTS/$name" ] ||
     [ ! -d "$KWCALL_ROOTS/$name" ]; then
     echo "remove_roots.sh: '$name' is not a root in $KWCALL_ROOTS (the roots there:" \
-      "$(ls -A "$KWCALL_ROOTS" 2>/dev/null | tr '\n' ' ')); name one of those, or none to" \
-      "remove them all" >&2
+      "$(find "$KWCALL_ROOTS" -mindepth 1 -maxdepth 1 -printf '%f ' 2>/dev/null)); name one of" \
+      "those, or none to remove them all" >&2
     exit 1
   fi
 done
