@@ -49,15 +49,15 @@ def roots(tmp_path):
     for name in ("sid", "bullseye"):
         (roots / name / "etc").mkdir(parents=True)
     (roots.parent / "logs").mkdir()
+    # The roots here are the test's own files: a plain user's sudo need do nothing more.
+    stub(roots.parent / "stubs", "sudo", 'exec "$@"')
     for folder in (roots, *roots.parents[:3]):
         (folder.parent / f"kept-beside-{folder.name}").write_text("")
     return roots
 
 
 def remove_roots(roots: Path, *names: str):
-    # The roots here are the test's own files: a plain user's sudo need do nothing more.
     env = with_stubs(roots.parent / "stubs")
-    stub(roots.parent / "stubs", "sudo", 'exec "$@"')
     env.update(KWCALL_ROOTS=str(roots), KWCALL_LOGS=str(roots.parent / "logs"))
     return run(["bash", str(SCRIPTS / "remove_roots.sh"), *names], env)
 
