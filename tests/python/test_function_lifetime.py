@@ -128,17 +128,24 @@ def test_methods_that_replace_the_handle_are_refused():
     assert f.__chandle__() == handle and other() == 1 and f(a=3) == 3
 
 
-def test_keyword_calls_after_another_function_takes_the_handle():
-    # g.__move_handle_from__(f) is g's method, not f's to refuse: g takes f's C++ function and
-    # frees it with itself. f binds with the C++ function it holds (before: a read of the freed
-    # plan, a segfault after the freed block was reused).
-    out = run_child("""
+@pytest.mark.parametrize(
+    "take",
+    [
+        "g = tvm_ffi.convert(lambda: None); g.__move_handle_from__(f)",
+        "g = echo(tvm_ffi.core.ObjectRValueRef(f))",  # moved into the C++ callee's result
+    ],
+)
+def test_keyword_calls_after_another_object_takes_the_handle(take):
+    # Neither is f's method to refuse: g takes f's C++ function and frees it with itself. f
+    # binds with the C++ function it holds (before: a read of the freed plan, a segfault once
+    # the freed block was reused).
+    out = run_child(f"""
         f = made()
-        g = tvm_ffi.convert(lambda: None)
-        g.__move_handle_from__(f)
-        del g
-        reuse = [kwcall.wrap(echo, kwcall.Signature([f"x{i}"])) for i in range(2000)]
+        {take}
         assert f.__chandle__() == 0
+        del g
+        reuse = [kwcall.wrap(echo, kwcall.Signature([f"x{{i}}"])) for i in range(2000)]
+        gc.collect()
         for i in range(1000):
             assert f(1, b=i) == 1 and f(a=2, k=3) == 2 and f(b=4, a=5) == 5
         h = copy.copy(f)  # a copy gets the C++ function f binds with as its handle
