@@ -189,7 +189,7 @@ PyObject* DeepCopy(PyObject* self, PyObject*) { return Copy(self, nullptr); }
 PyObject* Reduce(PyObject* self, PyObject*) {
   PyErr_Format(PyExc_TypeError,
                "cannot pickle '%s' object: it holds a native function; pickle its signature "
-               "(kwcall.Signature.to_json) and bind it again with kwcall.wrap",
+               "(kwcall.Signature.to_json) and make the function again with kwcall.wrap",
                Py_TYPE(self)->tp_name);
   return nullptr;
 }
@@ -215,11 +215,12 @@ PyObject* InitHandleByConstructor(PyObject* self, PyObject*) {
 }
 
 PyObject* SetState(PyObject* self, PyObject*) {
-  PyErr_Format(PyExc_TypeError,
-               "cannot unpickle into '%s' object: it keeps the native function it was made "
-               "with; pickle its signature (kwcall.Signature.to_json) and bind it again with "
-               "kwcall.wrap",
-               Py_TYPE(self)->tp_name);
+  PyErr_Format(
+      PyExc_TypeError,
+      "cannot unpickle into '%s' object: it keeps the native function it was made "
+      "with; pickle its signature (kwcall.Signature.to_json) and make the function again with "
+      "kwcall.wrap",
+      Py_TYPE(self)->tp_name);
   return nullptr;
 }
 
@@ -284,7 +285,7 @@ constexpr unsigned int kTypeFlags =
     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL;
 
 // An instance's size. Free-threaded CPython lets threads call their own functions at once, and
-// every call writes the object's reference count: instances made one after another (96 bytes
+// every call writes the object's reference count: instances made one after another (72 bytes
 // apart) would share cache lines, so each thread's count would evict its neighbour's fields.
 // Rounded up to whole cache lines, an instance gets lines of its own (the allocator aligns
 // 128-byte blocks to 128). Under the GIL no two threads run Python at once: no padding.

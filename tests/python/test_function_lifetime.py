@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import os
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -125,6 +126,8 @@ def test_methods_that_replace_the_handle_are_refused():
         r"kwcall.Signature.to_json",
     ):
         f.__setstate__({"handle": None})
+    with pytest.raises(TypeError, match=r"make the function again with kwcall.wrap$"):
+        pickle.dumps(f)
     assert f.__chandle__() == handle and other() == 1 and f(a=3) == 3
 
 
