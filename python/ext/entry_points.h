@@ -1,14 +1,22 @@
-// kwcall.Function's late entry point (entry_points.cc); the others are its binding's.
+// kwcall.Function's vectorcall entry points, one per way a call can go, and the one table that
+// picks an instance's when it is made.
 #ifndef KWCALL_PYTHON_EXT_ENTRY_POINTS_H_
 #define KWCALL_PYTHON_EXT_ENTRY_POINTS_H_
 
 #include <Python.h>
 
+#include "py_binder.h"
+
 namespace kwcall {
 namespace python {
 
-/*! \brief The entry point of an instance made by NewUnbound: reads its state on every call. */
-PyObject* CallLate(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames);
+/*!
+ * \brief The entry point of an instance whose binder is `binder`, from its plan's call kind and
+ *        its preprocess step: a full-arity positional call of a native kind goes to the target
+ *        as it is; every other call is bound to the signature (PyBinder::BindAndCall); with a
+ *        preprocess step, each call's (args, kwargs) go through the step first.
+ */
+vectorcallfunc EntryPointFor(const PyBinder& binder);
 
 }  // namespace python
 }  // namespace kwcall

@@ -13,13 +13,6 @@ FfiObjectsT g_objects;
 
 }  // namespace
 
-namespace ffi_objects_detail {
-PyTypeObject* g_sentinel_type = nullptr;
-void* g_sentinel_handle = nullptr;
-}  // namespace ffi_objects_detail
-using ffi_objects_detail::g_sentinel_handle;
-using ffi_objects_detail::g_sentinel_type;
-
 const FfiObjectsT& FfiObjects() { return g_objects; }
 
 bool InitFfiObjects() {
@@ -40,9 +33,9 @@ bool InitFfiObjects() {
     g_objects.function_call = g_objects.function_type->tp_call;
     g_objects.object_type = reinterpret_cast<PyTypeObject*>(object);
     g_objects.convert = convert;
-    g_sentinel_type = Py_TYPE(sentinel);
-    g_sentinel_handle = ChandleOf(sentinel);
-    ok = g_sentinel_handle == KwargsSentinel().get();
+    g_objects.sentinel_type = Py_TYPE(sentinel);
+    g_objects.sentinel_handle = ChandleOf(sentinel);
+    ok = g_objects.sentinel_handle == KwargsSentinel().get();
     if (!ok) {
       PyErr_SetString(PyExc_ImportError,
                       "kwcall: tvm_ffi.core.KWARGS is not the FFI object ffi.GetKwargsObject "

@@ -17,6 +17,10 @@ struct FfiObjectsT {
   PyTypeObject* function_type = nullptr;  // tvm_ffi.Function
   ternaryfunc function_call = nullptr;    // tvm_ffi.Function.__call__
   PyObject* convert = nullptr;            // tvm_ffi.convert
+  // tvm-ffi's KWARGS sentinel: the Python type of tvm_ffi.core.KWARGS and the FFI object behind
+  // it (a wrapper of the same object that came back from C++ is the sentinel too).
+  PyTypeObject* sentinel_type = nullptr;
+  void* sentinel_handle = nullptr;
 };
 
 /*! \brief The objects; valid after InitFfiObjects succeeded. */
@@ -24,21 +28,6 @@ const FfiObjectsT& FfiObjects();
 
 /*! \brief Look them up (and check tvm_ffi.Function's layout); false with ImportError set. */
 bool InitFfiObjects();
-
-namespace ffi_objects_detail {
-extern PyTypeObject* g_sentinel_type;  // Python type of tvm_ffi.core.KWARGS
-extern void* g_sentinel_handle;        // the FFI object behind it
-}  // namespace ffi_objects_detail
-
-/*!
- * \brief Whether `obj` is tvm-ffi's KWARGS sentinel: tvm_ffi.core.KWARGS itself, or another
- *        Python wrapper of the same FFI object (one that came back from C++). Inline: every
- *        positional argument of a Python call is checked.
- */
-inline bool IsKwargsSentinelObject(PyObject* obj) {
-  return Py_TYPE(obj) == ffi_objects_detail::g_sentinel_type &&
-         ChandleOf(obj) == ffi_objects_detail::g_sentinel_handle;
-}
 
 /*! \brief A new tvm_ffi.Function that shares (increfs) `handle`, or nullptr with an error. */
 PyObject* NewFfiFunction(void* handle);

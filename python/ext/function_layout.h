@@ -10,20 +10,15 @@
 namespace kwcall {
 namespace python {
 
-class BoundFunction;
+class PyBinder;
 
-// An instance: tvm_ffi.Function's fields, then kwcall's. Calls on other threads read them
-// while Bind and SetPreprocess write them (shared_fields.h): so nothing a call may have loaded
-// is freed before the instance is, and each field is published only once what it points to
-// is complete. CPython reads the entry point with a plain load, so it is written only while
-// no other thread can have the instance: made (make, copy), or unreachable (tp_clear).
+// An instance: tvm_ffi.Function's fields, then kwcall's. Both are written once, when the
+// instance is made (function_type.cc: Make, Copy), before any other thread can have it, and
+// never after: calls read them with plain loads, and nothing needs publishing.
 struct KwFunctionLayout {
   BaseLayout base;
-  vectorcallfunc vectorcall;  // the entry point (entry_points.h)
-  BoundFunction* binding;     // nullptr until bound; then freed only with the instance
-  PyObject* preprocess;       // owned; nullptr without a preprocess step
-  PyObject* retired_steps;    // owned list of replaced preprocess steps, or nullptr
-  void* unbound_handle;       // owned: the handle an instance had before Bind, or nullptr
+  vectorcallfunc vectorcall;  // the entry point (entry_points.h, EntryPointFor)
+  PyBinder* binder;           // owned; freed with the instance
 };
 
 inline KwFunctionLayout& Fields(PyObject* self) {

@@ -1,4 +1,5 @@
-// kwcall.Function: its construction, binding, lifetime and GC (entry points: entry_points.cc).
+// kwcall.Function: its construction, lifetime and GC, attributes and methods (its entry
+// points: entry_points.cc).
 #include "function_type.h"
 
 #include <kwcall/function.h>
@@ -11,12 +12,11 @@
 #include <string>
 
 #include "base_layout.h"
-#include "bound_function.h"
+#include "critical_section.h"
 #include "entry_points.h"
 #include "ffi_objects.h"
 #include "function_layout.h"
-#include "function_object.h"
-#include "shared_fields.h"
+#include "py_binder.h"
 
 namespace kwcall {
 namespace python {
@@ -24,24 +24,14 @@ namespace {
 
 PyTypeObject* g_function_type = nullptr;  // kwcall.Function, made once by CreateFunctionType
 
-constexpr const char* kNotBound = "this kwcall.Function is not bound to a target";
-
-// An owned handle of a function that raises RuntimeError(message): what an unbound instance
-// calls, so that Python and C++ callers (and tvm-ffi's own Function.__call__) get an error,
-// never a null handle.
+// An owned handle of a function that raises RuntimeError(message), for Python and C++ callers
+// (and tvm-ffi's own Function.__call__) alike.
 void* ErrorHandle(std::string message) {
   ffi::Function fn = ffi::Function::FromPacked(
       [message](ffi::PackedArgs, ffi::Any*) { TVM_FFI_THROW(RuntimeError) << message; });
   TVMFFIObject* handle = ffi::details::ObjectUnsafe::GetHeader(fn.get());
   TVMFFIObjectIncRef(handle);
   return handle;
-}
-
-// Replaces self's handle with `handle` (whose reference self takes over).
-void ResetHandle(PyObject* self, void* handle) {
-  void* old = ChandleOf(self);
-  ChandleOf(self) = handle;
-  if (old != nullptr) TVMFFIObjectDecRef(old);
 }
 
 // What the C++ function calls for `target`: a tvm_ffi.Function itself, or tvm-ffi's
@@ -83,46 +73,54 @@ PyObject* UnpackFunction() {
 
 // -- lifetime --------------------------------------------------------------------------------
 
-// Only where no call can be in the instance: its dealloc, or tp_clear, which the collector runs
-// on unreachable objects only (a caller's reference would make it reachable).
-void DestroyBinding(PyObject* self) {
-  KwFunctionLayout& fields = Fields(self);
-  BoundFunction* binding = fields.binding;
-  PyObject* preprocess = fields.preprocess;
-  PyObject* retired = fields.retired_steps;
-  fields.binding = nullptr;
-  fields.preprocess = nullptr;
-  fields.retired_steps = nullptr;
-  fields.vectorcall = CallLate;  // unreachable, or dying: no other thread reads it
-  delete binding;
-  Py_XDECREF(preprocess);
-  Py_XDECREF(retired);
+// A new instance of `cls` that takes over `binder` (nullptr with an exception set, the binder
+// freed): its handle that binder's C++ function, its entry point EntryPointFor's. The one place
+// an instance's fields are written, before any other thread can have it.
+PyObject* NewInstance(PyTypeObject* cls, PyBinder* binder) {
+  // Cython's __cinit__ takes no arguments: the base tp_new gets an empty tuple.
+  PyObject* empty = PyTuple_New(0);
+  PyObject* self = empty ? FfiObjects().function_type->tp_new(cls, empty, nullptr) : nullptr;
+  Py_XDECREF(empty);
+  if (self == nullptr) {
+    delete binder;
+    return nullptr;
+  }
+  void* handle = ffi::details::ObjectUnsafe::GetHeader(binder->function().get());
+  TVMFFIObjectIncRef(handle);
+  ChandleOf(self) = handle;  // null until now: tp_new made no handle
+  Fields(self).binder = binder;
+  Fields(self).vectorcall = EntryPointFor(*binder);
+  binder->SelectCallee(ReleasesGil(self));
+#if defined(Py_GIL_DISABLED) && PY_VERSION_HEX >= 0x030E0000
+  // A module-level function is shared by every thread that calls it, and each call would write
+  // its reference count: deferred, the count is left alone, and the collector frees it.
+  PyUnstable_Object_EnableDeferredRefcount(self);
+#endif
+  return self;
 }
 
 // The collector calls this with every other thread stopped (free-threaded CPython) or under
 // the GIL: plain reads, and no lock (a critical section here could wait on a stopped thread).
 int Traverse(PyObject* self, visitproc visit, void* arg) {
   Py_VISIT(Py_TYPE(self));
-  if (const BoundFunction* b = Fields(self).binding) {
+  if (const PyBinder* b = Fields(self).binder) {
     if (int err = b->Traverse(self, visit, arg)) return err;
   }
-  Py_VISIT(Fields(self).preprocess);
-  Py_VISIT(Fields(self).retired_steps);
   return FfiObjects().function_type->tp_traverse(self, visit, arg);
 }
 
-int Clear(PyObject* self) {
-  DestroyBinding(self);
-  return FfiObjects().function_type->tp_clear(self);
-}
+// Clears the instance's __dict__ only. The binder's references are set when the instance is
+// made and never change, so none of them can close a cycle through the instance unless an
+// object made before it was changed to refer to it (a list, a dict, an instance): clearing
+// that object breaks the cycle, as for a tuple, which has no tp_clear. A cleared instance
+// stays whole: whatever may still call it during the collection (a finalizer) binds as ever.
+int Clear(PyObject* self) { return FfiObjects().function_type->tp_clear(self); }
 
 void Dealloc(PyObject* self) {
   PyTypeObject* type = Py_TYPE(self);
   PyObject_GC_UnTrack(self);
-  DestroyBinding(self);
-  void* unbound_handle = Fields(self).unbound_handle;
+  delete Fields(self).binder;  // with it, the reference to the C++ function it binds with
   FfiObjects().function_type->tp_dealloc(self);
-  if (unbound_handle != nullptr) TVMFFIObjectDecRef(unbound_handle);
   Py_DECREF(type);
 }
 
@@ -136,8 +134,7 @@ PyObject* New(PyTypeObject*, PyObject*, PyObject*) {
 // -- attributes and methods ------------------------------------------------------------------
 
 PyObject* Repr(PyObject* self) {
-  const BoundFunction* b = LoadAcquire(&Fields(self).binding);
-  if (b == nullptr) return PyUnicode_FromFormat("<%s (unbound)>", Py_TYPE(self)->tp_name);
+  const PyBinder* b = Fields(self).binder;
   const std::string& name = b->signature().name();
   PyObject* shown =
       PyUnicode_DecodeUTF8(name.data(), static_cast<Py_ssize_t>(name.size()), "replace");
@@ -149,24 +146,14 @@ PyObject* Repr(PyObject* self) {
 }
 
 PyObject* GetSignatureAttr(PyObject* self, void*) {
-  const BoundFunction* b = LoadAcquire(&Fields(self).binding);
-  PyObject* value = b ? b->signature_obj() : Py_None;
-  Py_INCREF(value);
-  return value;
+  return Py_NewRef(Fields(self).binder->signature_obj());
 }
 
-PyObject* GetTargetAttr(PyObject* self, void*) {
-  const BoundFunction* b = LoadAcquire(&Fields(self).binding);
-  PyObject* value = b ? b->target() : Py_None;
-  Py_INCREF(value);
-  return value;
-}
+PyObject* GetTargetAttr(PyObject* self, void*) { return Py_NewRef(Fields(self).binder->target()); }
 
 // inspect.signature(f): the signature's inspect form, made when asked for.
 PyObject* GetInspectSignature(PyObject* self, void*) {
-  const BoundFunction* b = LoadAcquire(&Fields(self).binding);
-  if (b == nullptr) Py_RETURN_NONE;
-  return PyObject_CallMethod(b->signature_obj(), "to_inspect", nullptr);
+  return PyObject_CallMethod(Fields(self).binder->signature_obj(), "to_inspect", nullptr);
 }
 
 // tvm_ffi.convert() turns callables into new Python callbacks but hands an
@@ -176,41 +163,16 @@ PyObject* AsObject(PyObject* self, PyObject*) {
   return self;
 }
 
-// copy.copy and copy.deepcopy: a new object of the same type with the same handle, binding
-// and preprocess step, and a shallow copy of the attributes. The function itself is
-// immutable; its handle is shared, as C++ callers share it.
+// copy.copy and copy.deepcopy: a new object of the same type with the same C++ function,
+// target, signature and preprocess step, the same release_gil, and a shallow copy of the
+// attributes. The function itself is immutable; its C++ function is shared, as C++ callers
+// share it.
 PyObject* Copy(PyObject* self, PyObject*) {
-  PyObject* copy = NewUnbound(Py_TYPE(self), nullptr);
+  PyBinder* binder = Fields(self).binder->Copy();  // with the copy's own private callees
+  PyObject* copy = binder ? NewInstance(Py_TYPE(self), binder) : nullptr;
   if (copy == nullptr) return nullptr;
-  // One consistent view of self's state, in case another thread binds it or sets its step.
-  const BoundFunction* b = nullptr;
-  void* handle = nullptr;
-  PyObject* step = nullptr;
-  KWCALL_BEGIN_CRITICAL_SECTION(self);
-  b = Fields(self).binding;
-  if (b != nullptr) {
-    handle = ChandleOf(self);
-    TVMFFIObjectIncRef(handle);
-    step = Py_XNewRef(Fields(self).preprocess);
-  }
-  KWCALL_END_CRITICAL_SECTION();
-  if (b != nullptr) {
-    BoundFunction* copied = b->Copy();  // binding, its objects and the copy's own private callees
-    if (copied == nullptr) {
-      TVMFFIObjectDecRef(handle);
-      Py_XDECREF(step);
-      Py_DECREF(copy);
-      return nullptr;
-    }
-    // The copy is this thread's alone until returned: plain stores. It calls as self does:
-    // chosen once, or CallLate when self may still get a step.
-    ResetHandle(copy, handle);
-    Fields(copy).binding = copied;
-    Fields(copy).preprocess = step;
-    if (Fields(self).vectorcall != CallLate) Fields(copy).vectorcall = copied->entry_point();
-  }
   ReleaseGilOf(copy) = ReleasesGil(self);
-  if (b != nullptr) Fields(copy).binding->SelectCallee(ReleasesGil(copy));
+  binder->SelectCallee(ReleasesGil(copy));
   if (PyObject* dict = reinterpret_cast<BaseLayout*>(self)->dict) {
     PyObject* copied = PyDict_Copy(dict);
     if (copied == nullptr) {
@@ -227,13 +189,43 @@ PyObject* DeepCopy(PyObject* self, PyObject*) { return Copy(self, nullptr); }
 PyObject* Reduce(PyObject* self, PyObject*) {
   PyErr_Format(PyExc_TypeError,
                "cannot pickle '%s' object: it holds a native function; pickle its signature "
-               "(kwcall.Signature.to_json) and bind it again with kwcall.wrap",
+               "(kwcall.Signature.to_json) and make the function again with kwcall.wrap",
                Py_TYPE(self)->tp_name);
   return nullptr;
 }
 
+// tvm-ffi's methods that give an object another handle (or none) are refused: an instance keeps
+// the C++ function it was made with (its binder holds that function whatever the handle is, so
+// a call through tvm_ffi.core.CObject's own methods stays safe too).
+PyObject* RefuseNewHandle(PyObject* self, const char* method) {
+  PyErr_Format(PyExc_TypeError,
+               "'%s' object keeps the native function it was made with: %s() cannot give it "
+               "another handle; make a new function with kwcall.wrap(target, signature), or "
+               "share this one with copy.copy",
+               Py_TYPE(self)->tp_name, method);
+  return nullptr;
+}
+
+PyObject* MoveHandleFrom(PyObject* self, PyObject*) {
+  return RefuseNewHandle(self, "__move_handle_from__");
+}
+
+PyObject* InitHandleByConstructor(PyObject* self, PyObject*) {
+  return RefuseNewHandle(self, "__init_handle_by_constructor__");
+}
+
+PyObject* SetState(PyObject* self, PyObject*) {
+  PyErr_Format(
+      PyExc_TypeError,
+      "cannot unpickle into '%s' object: it keeps the native function it was made "
+      "with; pickle its signature (kwcall.Signature.to_json) and make the function again with "
+      "kwcall.wrap",
+      Py_TYPE(self)->tp_name);
+  return nullptr;
+}
+
 // release_gil is tvm_ffi.Function's property, wrapped so that setting it also settles the
-// private callee calls use (BoundFunction::SelectCallee): a call then reads neither the setting
+// private callee calls use (PyBinder::SelectCallee): a call then reads neither the setting
 // nor anything else about it.
 PyObject* g_base_release_gil = nullptr;  // tvm_ffi.Function.release_gil, its descriptor
 
@@ -244,9 +236,10 @@ PyObject* GetReleaseGil(PyObject* self, void*) {
 
 int SetReleaseGil(PyObject* self, PyObject* value, void*) {
   if (Py_TYPE(g_base_release_gil)->tp_descr_set(g_base_release_gil, self, value) < 0) return -1;
-  // Under the lock Bind publishes with: the callee follows the setting last written.
+  // Each setter picks inside the section, reading the setting then: the last to pick reads the
+  // setting last written, so the callee follows it.
   KWCALL_BEGIN_CRITICAL_SECTION(self);
-  if (const BoundFunction* b = Fields(self).binding) b->SelectCallee(ReleasesGil(self));
+  Fields(self).binder->SelectCallee(ReleasesGil(self));
   KWCALL_END_CRITICAL_SECTION();
   return 0;
 }
@@ -256,6 +249,11 @@ PyMethodDef kMethods[] = {
     {"__copy__", Copy, METH_NOARGS, "A copy sharing the native function."},
     {"__deepcopy__", DeepCopy, METH_O, "A copy sharing the native function."},
     {"__reduce__", Reduce, METH_NOARGS, "Functions cannot be pickled."},
+    {"__setstate__", SetState, METH_VARARGS, "Refused: a function keeps its native function."},
+    {"__move_handle_from__", MoveHandleFrom, METH_VARARGS,
+     "Refused: a function keeps its native function."},
+    {"__init_handle_by_constructor__", InitHandleByConstructor, METH_VARARGS,
+     "Refused: a function keeps its native function."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyGetSetDef kGetSet[] = {
@@ -287,7 +285,7 @@ constexpr unsigned int kTypeFlags =
     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL;
 
 // An instance's size. Free-threaded CPython lets threads call their own functions at once, and
-// every call writes the object's reference count: instances made one after another (96 bytes
+// every call writes the object's reference count: instances made one after another (72 bytes
 // apart) would share cache lines, so each thread's count would evict its neighbour's fields.
 // Rounded up to whole cache lines, an instance gets lines of its own (the allocator aligns
 // 128-byte blocks to 128). Under the GIL no two threads run Python at once: no padding.
@@ -361,148 +359,49 @@ PyObject* NewErrorFunction(const char* message) {
   return fn;
 }
 
-PyObject* NewUnbound(PyTypeObject* cls, const char* message) {
+PyObject* Make(PyTypeObject* cls, PyObject* target, PyObject* signature, PyObject* preprocess) {
   if (!PyType_IsSubtype(cls, g_function_type)) {
     PyErr_SetString(PyExc_TypeError, "cls must be kwcall.Function or derived from it");
     return nullptr;
   }
-  void* handle = nullptr;
-  try {
-    handle = ErrorHandle(message ? message : kNotBound);
-  } catch (const std::exception& err) {
-    PyErr_SetString(PyExc_RuntimeError, err.what());
+  if (preprocess == Py_None) preprocess = nullptr;
+  if (preprocess != nullptr && !PyCallable_Check(preprocess)) {
+    PyErr_SetString(PyExc_TypeError, "preprocess must be callable or None");
     return nullptr;
-  }
-  // Cython's __cinit__ takes no arguments: the base tp_new gets an empty tuple.
-  PyObject* empty = PyTuple_New(0);
-  PyObject* self = empty ? FfiObjects().function_type->tp_new(cls, empty, nullptr) : nullptr;
-  Py_XDECREF(empty);
-  if (self == nullptr) {
-    TVMFFIObjectDecRef(handle);
-    return nullptr;
-  }
-  ResetHandle(self, handle);
-  Fields(self).vectorcall = CallLate;  // no other thread has the instance yet
-  return self;
-}
-
-constexpr const char* kAlreadyBound = "this kwcall.Function is already bound";
-
-// Publishes what Bind built, as one unit: the old handle into unbound_handle (CallUnbound's),
-// the new handle, then the binding, so that a caller that sees one sees those before it. The
-// old handle stays alive until the instance dies: a call that read it may still be in it.
-// False when another thread bound the instance first.
-bool PublishBinding(PyObject* self, void* handle, BoundFunction* binding) {
-  bool published = false;
-  KWCALL_BEGIN_CRITICAL_SECTION(self);
-  KwFunctionLayout& fields = Fields(self);
-  if (fields.binding == nullptr) {
-    binding->SelectCallee(ReleasesGil(self));  // SetReleaseGil selects later ones
-    Publish(&fields.unbound_handle, ChandleOf(self));
-    Publish(&ChandleOf(self), handle);
-    Publish(&fields.binding, binding);
-    published = true;
-  }
-  KWCALL_END_CRITICAL_SECTION();
-  return published;
-}
-
-int Bind(PyObject* self, PyObject* target, PyObject* signature) {
-  if (!PyObject_TypeCheck(self, g_function_type)) {
-    PyErr_SetString(PyExc_TypeError, "bind() needs a kwcall.Function");
-    return -1;
-  }
-  if (LoadAcquire(&Fields(self).binding) != nullptr) {
-    PyErr_SetString(PyExc_RuntimeError, kAlreadyBound);
-    return -1;
   }
   std::optional<Signature> sig = SignatureOf(signature);
-  if (!sig.has_value()) return -1;
+  if (!sig.has_value()) return nullptr;
   PyObject* ffi_target = FfiTargetOf(target);
-  if (ffi_target == nullptr) return -1;
+  if (ffi_target == nullptr) return nullptr;
   PyObject* defaults = PyObject_CallMethod(signature, "param_defaults", nullptr);
-  PyObject* unpack_fn = sig->has_unpack() ? UnpackFunction() : (Py_INCREF(Py_None), Py_None);
+  PyObject* unpack_fn = sig->has_unpack() ? UnpackFunction() : Py_NewRef(Py_None);
   PyObject* name = PyObject_GetAttrString(signature, "name");
-  void* handle = nullptr;
-  BoundFunction* binding = nullptr;
+  PyBinder* binder = nullptr;
   if (defaults != nullptr && unpack_fn != nullptr && name != nullptr) {
+    std::optional<ffi::Function> function;
     try {
-      ffi::Function fn = ffi::details::ObjectUnsafe::ObjectRefFromObjectPtr<ffi::Function>(
-          ffi::details::ObjectUnsafe::ObjectPtrFromUnowned<ffi::Object>(
-              static_cast<TVMFFIObject*>(ChandleOf(ffi_target))));
-      ffi::Function bound = MakeFunction(std::move(fn), *sig);
-      handle = ffi::details::ObjectUnsafe::GetHeader(bound.get());
-      TVMFFIObjectIncRef(handle);
+      function = MakeFunction(ffi::details::ObjectUnsafe::ObjectRefFromObjectPtr<ffi::Function>(
+                                  ffi::details::ObjectUnsafe::ObjectPtrFromUnowned<ffi::Object>(
+                                      static_cast<TVMFFIObject*>(ChandleOf(ffi_target)))),
+                              *sig);
     } catch (const std::exception& err) {
       PyErr_SetString(PyExc_RuntimeError, err.what());
     }
-  }
-  if (handle != nullptr) {
-    binding =
-        BoundFunction::Make(PlanOf(static_cast<const ffi::FunctionObj*>(
-                                ffi::details::ObjectUnsafe::RawObjectPtrFromUnowned<ffi::Object>(
-                                    static_cast<TVMFFIObject*>(handle)))),
-                            target, signature, defaults, unpack_fn);
-  }
-  if (binding != nullptr) {
-    if (PublishBinding(self, handle, binding)) {
-      handle = nullptr;
-    } else {
-      delete binding;
-      binding = nullptr;
-      PyErr_SetString(PyExc_RuntimeError, kAlreadyBound);
+    if (function.has_value()) {
+      binder =
+          PyBinder::Make(*std::move(function), target, signature, defaults, unpack_fn, preprocess);
     }
   }
-  if (handle != nullptr) TVMFFIObjectDecRef(handle);
-  const bool ok = binding != nullptr && PyObject_SetAttrString(self, "__name__", name) == 0 &&
-                  PyObject_SetAttrString(self, "__qualname__", name) == 0;
+  PyObject* self = binder ? NewInstance(cls, binder) : nullptr;
+  if (self != nullptr && (PyObject_SetAttrString(self, "__name__", name) < 0 ||
+                          PyObject_SetAttrString(self, "__qualname__", name) < 0)) {
+    Py_CLEAR(self);
+  }
   Py_DECREF(ffi_target);
   Py_XDECREF(defaults);
   Py_XDECREF(unpack_fn);
   Py_XDECREF(name);
-  return ok ? 0 : -1;
-}
-
-PyObject* Make(PyTypeObject* cls, PyObject* target, PyObject* signature) {
-  PyObject* self = NewUnbound(cls, nullptr);
-  if (self != nullptr && Bind(self, target, signature) < 0) Py_CLEAR(self);
-  // Bound before anyone else has it: the entry point for its binding, chosen once.
-  if (self != nullptr) Fields(self).vectorcall = Fields(self).binding->entry_point();
   return self;
-}
-
-int SetPreprocess(PyObject* self, PyObject* preprocess) {
-  if (!PyObject_TypeCheck(self, g_function_type) || LoadAcquire(&Fields(self).binding) == nullptr) {
-    PyErr_SetString(PyExc_TypeError, "set_preprocess() needs a bound kwcall.Function");
-    return -1;
-  }
-  if (Fields(self).vectorcall != CallLate) {
-    PyErr_SetString(PyExc_TypeError,
-                    "set_preprocess() needs a kwcall.Function made by new_unbound and bound with "
-                    "bind(); one made by make() or wrap() calls its binding directly");
-    return -1;
-  }
-  if (preprocess != Py_None && !PyCallable_Check(preprocess)) {
-    PyErr_SetString(PyExc_TypeError, "preprocess must be callable or None");
-    return -1;
-  }
-  PyObject* step = preprocess == Py_None ? nullptr : preprocess;
-  int status = 0;
-  KWCALL_BEGIN_CRITICAL_SECTION(self);
-  KwFunctionLayout& fields = Fields(self);
-  // A call on another thread may be running the step this one replaces: it is kept (retired)
-  // until the instance dies instead of released now.
-  PyObject* old = fields.preprocess;
-  if (old != nullptr && fields.retired_steps == nullptr) fields.retired_steps = PyList_New(0);
-  if (old != nullptr &&
-      (fields.retired_steps == nullptr || PyList_Append(fields.retired_steps, old) < 0)) {
-    status = -1;
-  } else {
-    Publish(&fields.preprocess, Py_XNewRef(step));
-    Py_XDECREF(old);  // retired_steps holds it now
-  }
-  KWCALL_END_CRITICAL_SECTION();
-  return status;
 }
 
 }  // namespace python

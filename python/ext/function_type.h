@@ -27,40 +27,22 @@ PyTypeObject* FunctionType();
 PyObject* CreateDerivedType(const char* qualified_name, PyObject* extra_bases);
 
 /*!
- * \brief A new instance of `cls` (kwcall.Function or a type from CreateDerivedType) bound to
- *        `target` with `signature` (see Bind): the one construction call.
+ * \brief A new instance of `cls` (kwcall.Function or a type from CreateDerivedType), made whole:
+ *        the one construction call, and nothing changes the instance after it. Its handle is
+ *        the C++ kwcall function that calls `target` with `signature`, and its name the
+ *        signature's.
+ * \param target A tvm_ffi.Function, or a Python callable (which C++ callers reach through
+ *        tvm-ffi's conversion and Python callers call directly with the bound objects and the
+ *        signature's default objects); what `.target` returns.
+ * \param signature A kwcall.Signature.
+ * \param preprocess nullptr or None, or `preprocess(args, kwargs) -> (args, kwargs)`, which
+ *        each Python call passes through before it is bound (C++ callers never see it).
+ * \return The instance, or nullptr with an exception set.
  */
-PyObject* Make(PyTypeObject* cls, PyObject* target, PyObject* signature);
-
-/*!
- * \brief A new instance of `cls` not bound to any target yet (CuTeDSL's objects get their
- *        state before they are bound). Its handle is a function that raises
- *        RuntimeError(`message`) (a default text when `message` is nullptr), from Python and
- *        from C++ alike, until Bind.
- */
-PyObject* NewUnbound(PyTypeObject* cls, const char* message);
+PyObject* Make(PyTypeObject* cls, PyObject* target, PyObject* signature, PyObject* preprocess);
 
 /*! \brief A new tvm_ffi.Function that raises RuntimeError(`message`) when called. */
 PyObject* NewErrorFunction(const char* message);
-
-/*!
- * \brief Bind an unbound instance: its handle becomes the C++ kwcall function that calls
- *        `target` (a tvm_ffi.Function, or tvm-ffi's conversion of a Python callable) with
- *        `signature` (a kwcall.Signature), and its name the signature's.
- * \param target What `.target` returns. Python callers call a Python callable directly with
- *        the bound objects, and receive the signature's default objects themselves.
- * \return 0, or -1 with an exception set.
- */
-int Bind(PyObject* self, PyObject* target, PyObject* signature);
-
-/*!
- * \brief Pass each Python call's (args, kwargs) through `preprocess(args, kwargs) -> (args,
- *        kwargs)` before binding (None removes the step), also while other threads call.
- *        Only for an instance made by NewUnbound, whose entry point reads its state on every
- *        call; one made by Make calls its binding directly and pays nothing for steps. -1 on
- *        error.
- */
-int SetPreprocess(PyObject* self, PyObject* preprocess);
 
 }  // namespace python
 }  // namespace kwcall

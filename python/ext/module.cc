@@ -21,20 +21,6 @@ PyObject* PyDeriveType(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   return name ? CreateDerivedType(name, args[1]) : nullptr;
 }
 
-// _kwcall.new_unbound(cls, message=None)
-PyObject* PyNewUnbound(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs < 1 || nargs > 2 || !PyType_Check(args[0]) ||
-      (nargs == 2 && args[1] != Py_None && !PyUnicode_Check(args[1]))) {
-    PyErr_SetString(PyExc_TypeError, "new_unbound(cls: type, message: str | None = None)");
-    return nullptr;
-  }
-  const char* message = nullptr;
-  if (nargs == 2 && args[1] != Py_None && (message = PyUnicode_AsUTF8(args[1])) == nullptr) {
-    return nullptr;
-  }
-  return NewUnbound(reinterpret_cast<PyTypeObject*>(args[0]), message);
-}
-
 // _kwcall.error_function(message)
 PyObject* PyErrorFunction(PyObject*, PyObject* message) {
   const char* text = PyUnicode_Check(message) ? PyUnicode_AsUTF8(message) : nullptr;
@@ -45,34 +31,15 @@ PyObject* PyErrorFunction(PyObject*, PyObject* message) {
   return NewErrorFunction(text);
 }
 
-// _kwcall.make(cls, target, signature)
+// _kwcall.make(cls, target, signature, preprocess=None)
 PyObject* PyMake(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 3 || !PyType_Check(args[0]) ||
-      !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(args[0]), FunctionType())) {
-    PyErr_SetString(PyExc_TypeError, "make(cls: type[kwcall.Function], target, signature)");
+  if (nargs < 3 || nargs > 4 || !PyType_Check(args[0])) {
+    PyErr_SetString(PyExc_TypeError,
+                    "make(cls: type[kwcall.Function], target, signature, preprocess=None)");
     return nullptr;
   }
-  return Make(reinterpret_cast<PyTypeObject*>(args[0]), args[1], args[2]);
-}
-
-// _kwcall.bind(fn, target, signature)
-PyObject* PyBind(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 3) {
-    PyErr_SetString(PyExc_TypeError, "bind(fn, target, signature)");
-    return nullptr;
-  }
-  if (Bind(args[0], args[1], args[2]) < 0) return nullptr;
-  Py_RETURN_NONE;
-}
-
-// _kwcall.set_preprocess(fn, preprocess)
-PyObject* PySetPreprocess(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 2) {
-    PyErr_SetString(PyExc_TypeError, "set_preprocess(fn, preprocess)");
-    return nullptr;
-  }
-  if (SetPreprocess(args[0], args[1]) < 0) return nullptr;
-  Py_RETURN_NONE;
+  return Make(reinterpret_cast<PyTypeObject*>(args[0]), args[1], args[2],
+              nargs == 4 ? args[3] : nullptr);
 }
 
 template <typename F>
@@ -84,14 +51,10 @@ PyMethodDef kMethods[] = {
     {"derive_type", Fast(PyDeriveType), METH_FASTCALL,
      "Create a type derived from kwcall.Function that keeps its vectorcall."},
     {"make", Fast(PyMake), METH_FASTCALL,
-     "Create an instance of a kwcall.Function type bound to its target."},
-    {"new_unbound", Fast(PyNewUnbound), METH_FASTCALL,
-     "Create an instance of a kwcall.Function type with no target yet."},
-    {"bind", Fast(PyBind), METH_FASTCALL, "Bind an instance made by new_unbound to its target."},
+     "Create an instance of a kwcall.Function type, whole: its target, signature and "
+     "preprocess step."},
     {"error_function", PyErrorFunction, METH_O,
      "A tvm_ffi.Function that raises RuntimeError(message), from Python and C++ callers."},
-    {"set_preprocess", Fast(PySetPreprocess), METH_FASTCALL,
-     "Pass each call's (args, kwargs) through a Python step before binding."},
     {nullptr, nullptr, 0, nullptr}};
 
 // Runs when the module is imported: the process-wide objects on the first import (CPython
@@ -122,8 +85,8 @@ PyModuleDef_Slot kSlots[] = {
 #endif
 #ifdef Py_mod_gil
     // Free-threaded CPython keeps the GIL off for this module: callers share nothing a call
-    // writes, and what Bind and SetPreprocess change is published safely (docs/DESIGN.md,
-    // "Free-threaded CPython").
+    // writes, and a function is never changed after it is made (docs/DESIGN.md, "Free-threaded
+    // CPython").
     {Py_mod_gil, Py_MOD_GIL_NOT_USED},
 #endif
     {0, nullptr}};

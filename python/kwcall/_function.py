@@ -38,9 +38,17 @@ def _checked(signature: Any) -> Signature:
     return signature
 
 
-def bind(fn: Function, target: Any, signature: Signature) -> None:
-    """Bind an instance made by ``_kwcall.new_unbound`` to ``target`` and ``signature``."""
-    _kwcall.bind(fn, target, _checked(signature))
+def make(
+    cls: type[Function],
+    target: Any,
+    signature: Signature,
+    preprocess: Callable[[tuple, dict], tuple[Any, dict]] | None = None,
+) -> Function:
+    """A new instance of ``cls`` (``kwcall.Function`` or a type made by
+    ``_kwcall.derive_type``), whole: calling ``target`` with ``signature``, each Python call's
+    ``(args, kwargs)`` passed through ``preprocess`` first when there is one. Nothing changes
+    it after."""
+    return _kwcall.make(cls, target, _checked(signature), preprocess)
 
 
 def copy_metadata(fn: Function, prototype: Callable) -> None:
@@ -78,7 +86,7 @@ def wrap(target: Any, signature: Signature | Callable) -> Function:
             )
         prototype = signature
         signature = Signature.from_callable(signature)
-    fn = _kwcall.make(Function, target, _checked(signature))
+    fn = make(Function, target, signature)
     if prototype is not None:
         copy_metadata(fn, prototype)
     return fn

@@ -35,6 +35,15 @@ class Function(tvm_ffi.Function):
     def __deepcopy__(self, memo: Any) -> Function:
         """A copy sharing the native function."""
 
+    def __setstate__(self, state: Any) -> None:
+        """Refused (TypeError): a function keeps the native function it was made with."""
+
+    def __move_handle_from__(self, other: Any) -> None:
+        """Refused (TypeError): a function keeps the native function it was made with."""
+
+    def __init_handle_by_constructor__(self, fconstructor: Any, *args: Any) -> None:
+        """Refused (TypeError): a function keeps the native function it was made with."""
+
     @property
     def signature(self) -> Signature:
         """The kwcall.Signature this function binds."""
@@ -43,24 +52,19 @@ class Function(tvm_ffi.Function):
     def target(self) -> tvm_ffi.Function:
         """The function called with the bound arguments."""
 
-def make(cls: type[_F], target: Any, signature: Signature, /) -> _F:
-    """A new instance of ``cls`` bound to ``target`` with ``signature`` (see ``bind``)."""
-
-def new_unbound(cls: type[_F], message: str | None = None, /) -> _F:
-    """An instance of ``cls`` bound to nothing yet: calling it (from Python or, through its
-    handle, from C++) raises ``RuntimeError(message)`` until ``bind``."""
-
-def bind(fn: Function, target: Any, signature: Signature, /) -> None:
-    """Give an instance made by ``new_unbound`` its handle: the C++ kwcall function calling
-    ``target`` (a tvm_ffi.Function, or tvm-ffi's conversion of a Python callable) with
-    ``signature``, and its name. ``target`` is what ``.target`` returns; Python callers call a
-    Python callable directly with the bound objects and the signature's default objects."""
-
-def set_preprocess(
-    fn: Function, preprocess: Callable[[tuple, dict], tuple[Any, dict]] | None, /
-) -> None:
-    """Pass each Python call's (args, kwargs) through ``preprocess`` before binding (an
-    instance made by ``new_unbound``)."""
+def make(
+    cls: type[_F],
+    target: Any,
+    signature: Signature,
+    preprocess: Callable[[tuple, dict], tuple[Any, dict]] | None = None,
+    /,
+) -> _F:
+    """A new instance of ``cls``, made whole and never changed after: its handle is the C++
+    kwcall function calling ``target`` (a tvm_ffi.Function, or tvm-ffi's conversion of a Python
+    callable) with ``signature``, and its name the signature's. ``target`` is what ``.target``
+    returns; Python callers call a Python callable directly with the bound objects and the
+    signature's default objects. With ``preprocess``, each Python call's ``(args, kwargs)``
+    passes through it before binding (C++ callers never see it)."""
 
 def derive_type(qualified_name: str, extra_bases: tuple[type, ...], /) -> type[Function]:
     """Create a type derived from kwcall.Function and ``extra_bases`` that keeps its

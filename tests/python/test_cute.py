@@ -216,27 +216,33 @@ def test_unknown_version_warns_and_leaves_cutedsl_alone(monkeypatch):
     assert not kwcute.is_installed()
 
 
-def test_pointer_conversion_step_runs_before_binding(out):
+def test_pointer_conversion_step_runs_before_binding(out, monkeypatch):
     # Functions compiled with pointer arguments get CuTeDSL's conversion of pointer objects
-    # as a step before binding (kwcall.cute sets it when execution_args asks for it).
-    f = kwcute.compile(axpb, from_dlpack(out), Int32(1), 3, c=Int32(5))
+    # as a step before binding: kwcall.cute makes the function with it when execution_args
+    # asks for it (here asked for every compile, and watched).
     seen = []
 
-    def convert(args, kwargs):
-        seen.append((len(args), sorted(kwargs)))
-        return f.execution_args.convert_python_pointer_args_for_tvm_ffi(args, kwargs)
+    def watched(stock):
+        execution_args = stock.execution_args
 
-    kwcall._kwcall.set_preprocess(f, convert)
+        def convert(args, kwargs):
+            seen.append((len(args), sorted(kwargs)))
+            return execution_args.convert_python_pointer_args_for_tvm_ffi(args, kwargs)
+
+        return convert
+
+    monkeypatch.setattr(kwcute._cutedsl, "pointer_conversion", watched)
+    f = kwcute.compile(axpb, from_dlpack(out), Int32(1), 3, c=Int32(5))
     assert run(f, out, out, 2, c=3) == axpb_expected(2, c=3)
     assert run(f, out, out, 2, d=1, c=3) == axpb_expected(2, c=3, d=1)
     assert seen == [(2, ["c"]), (2, ["c", "d"])]
     with pytest.raises(TypeError, match=r"^axpb\(\) missing 1 required keyword-only"):
         f(out, 2)
-    kwcall._kwcall.set_preprocess(f, lambda args, kwargs: None)
+    broken = kwcall._function.make(type(f), f.target, f.signature, lambda args, kwargs: None)
     with pytest.raises(TypeError, match=r"preprocess step must return \(args, kwargs\)"):
-        f(out, 2, c=3)
-    kwcall._kwcall.set_preprocess(f, None)
-    assert run(f, out, out, 2, c=3) == axpb_expected(2, c=3)
+        broken(out, 2, c=3)
+    without = kwcall._function.make(type(f), f.target, f.signature)  # no step
+    assert run(without, out, out, 2, c=3) == axpb_expected(2, c=3)
 
 
 @cute.jit

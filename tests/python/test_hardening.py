@@ -20,7 +20,6 @@ from helpers import (
     needs_unpack,
     plain,
     py_collect,
-    unique,
     vectorcall,
 )
 
@@ -195,35 +194,6 @@ def test_json_is_bounded_and_read_strictly():
         )
 
 
-# -- unbound functions --------------------------------------------------------------------
-def test_unbound_function_raises_everywhere():
-    f = kwcall._kwcall.new_unbound(kwcall.Function)
-    assert repr(f) == "<kwcall.Function (unbound)>"
-    with pytest.raises(RuntimeError, match="not bound to a target"):
-        f()
-    with pytest.raises(RuntimeError, match="not bound to a target"):
-        tvm_ffi.Function.__call__(f)
-    assert get_signature(f) is None
-    g = kwcall.wrap(f, kwcall.Signature(["a"], name="g"))
-    with pytest.raises(RuntimeError, match="not bound to a target"):
-        g(1)
-    # Registered, it replaces nothing silently: C++ callers get the same error.
-    name = unique("unbound")
-    tvm_ffi.register_global_func(name, f)
-    with pytest.raises(RuntimeError, match="not bound to a target"):
-        tvm_ffi.get_global_func(name)()
-    tvm_ffi.remove_global_func(name)
-    why = kwcall._kwcall.new_unbound(kwcall.Function, "compiled for another architecture")
-    with pytest.raises(RuntimeError, match="^compiled for another architecture$"):
-        why(1, 2)
-
-
-def test_bound_twice_is_refused():
-    f = kwcall.wrap(collect, kwcall.Signature(["a"]))
-    with pytest.raises(RuntimeError, match="already bound"):
-        kwcall._kwcall.bind(f, collect, f.signature)
-
-
 # -- the call-shape cache -----------------------------------------------------------------
 def test_cache_survives_a_key_that_calls_the_function_when_released():
     # The shape cache keeps parameter indices, not the caller's kwnames: a key whose __del__
@@ -295,22 +265,11 @@ def test_keyword_with_lone_surrogate_is_reported_as_cpython_does():
 
 
 def test_preprocess_step_with_non_string_keys():
-    f = kwcall._kwcall.new_unbound(kwcall.Function)
-    kwcall._kwcall.bind(f, collect, kwcall.Signature(["a"], name="f"))
-    kwcall._kwcall.set_preprocess(f, lambda args, kwargs: (args, {1: 2}))
+    sig = kwcall.Signature(["a"], name="f")
+    f = kwcall._function.make(kwcall.Function, collect, sig, lambda args, kwargs: (args, {1: 2}))
     with pytest.raises(TypeError, match="^keywords must be strings$"):
         f(1)
-    kwcall._kwcall.set_preprocess(f, None)
-    assert plain(f(1)) == (1,)
-
-
-def test_preprocess_step_needs_an_instance_bound_late():
-    # A function made by wrap() calls its binding directly (its entry point is chosen once,
-    # before any other thread can call it): a step cannot be added under running callers.
-    f = kwcall.wrap(collect, kwcall.Signature(["a"], name="f"))
-    with pytest.raises(TypeError, match=r"^set_preprocess\(\) needs a kwcall.Function made by"):
-        kwcall._kwcall.set_preprocess(f, lambda args, kwargs: (args, kwargs))
-    assert plain(f(1)) == (1,)
+    assert plain(kwcall._function.make(kwcall.Function, collect, sig)(1)) == (1,)  # no step
 
 
 # -- defaults -----------------------------------------------------------------------------

@@ -229,8 +229,8 @@ def test_cpp_threads_call_while_python_threads_run_hot_loops(probe):
 
 def test_release_gil_is_settled_when_set(probe):
     """Setting release_gil picks the callee a kwcall.Function's calls use (a call reads no
-    setting): on a bound function, on its copies, and on one set before it is bound. The
-    target reports whether its thread had Python attached."""
+    setting): on a function, on its copies, and on one with a preprocess step. The target
+    reports whether its thread had Python attached."""
     sig = kwcall.Signature(["a", "b"], name="gil_held")
 
     def attached(fn) -> int:
@@ -247,10 +247,9 @@ def test_release_gil_is_settled_when_set(probe):
         copied.release_gil = not release  # the copy's own setting, not f's
         assert attached(copied) == (1 if release else 0)
         assert attached(f) == (0 if release else 1)
-    for release in (False, True):
-        late = kwcall._kwcall.new_unbound(kwcall.Function)
-        late.release_gil = release
-        kwcall._kwcall.bind(late, probe.gil_held, sig)
-        assert attached(late) == (0 if release else 1)
-        late.release_gil = not release
-        assert attached(late) == (1 if release else 0)
+    # A function with a preprocess step (another entry point) calls through the same callee.
+    stepped = kwcall._function.make(kwcall.Function, probe.gil_held, sig, lambda a, k: (a, k))
+    for release in (False, True, False):
+        stepped.release_gil = release
+        assert attached(stepped) == (0 if release else 1)
+        assert attached(copy.copy(stepped)) == (0 if release else 1)

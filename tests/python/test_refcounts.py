@@ -20,6 +20,7 @@ import dataclasses
 import gc
 import os
 import sys
+import sysconfig
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -36,6 +37,10 @@ SLOW_CALLS = max(CALLS // 50, 1000)  # targets that raise, Python targets
 FUNCTIONS = max(CALLS // 10, 1000)  # kwcall.Functions created and destroyed
 RSS_SLACK = 6 << 20
 BLOCK_SLACK = 2000
+#: Free-threaded CPython 3.14 and later: kwcall.Functions use deferred reference counting
+#: (python/ext/function_type.cc), so the collector frees them, not the `del` of the last
+#: reference. Every check of what a function kept alive collects first.
+DEFERRED = bool(sysconfig.get_config_var("Py_GIL_DISABLED")) and sys.version_info >= (3, 14)
 
 pytestmark = pytest.mark.skipif(
     not os.path.exists("/proc/self/statm"), reason="needs /proc/self/statm"
@@ -272,6 +277,19 @@ def test_create_destroy():
             f(X, k=Y)  # fills the call-shape cache, which the function then owns
 
     assert_flat(run, FUNCTIONS, (SIG, echo, X, Y, D_OPAQUE, D_FFI, D_KW))
+
+
+def test_freed_at_del_or_by_the_collector():
+    """What a function holds is released when the function is freed: at `del` with the GIL (or
+    on free-threaded 3.13), by the collector where functions defer their reference counts."""
+    held = Opaque()
+    f = kwcall.wrap(echo, kwcall.Signature(["a", "b"], (held,), name="h"))
+    copied = f.__copy__()
+    ref = weakref.ref(held)
+    del f, copied, held
+    if DEFERRED:
+        gc.collect()
+    assert ref() is None
 
 
 class Holder(list):

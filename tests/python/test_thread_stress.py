@@ -197,60 +197,38 @@ class _Holder:
     """A default that points back at its function (and can be weakly referenced)."""
 
 
-UNBOUND = "RuntimeError: this kwcall.Function is not bound to a target"
-
-
-def _bind_while_called(target, sig: kwcall.Signature, args: tuple, want: int) -> None:
-    """One round: three threads call a new unbound instance while two bind it at once, then
-    its preprocess step is swapped under the callers."""
-    fn = kwcall._kwcall.new_unbound(kwcall.Function)
-    start = threading.Barrier(5)
-    stop = threading.Event()
-    outcomes: list[list] = [[], [], []]
-    binds: list[str] = []
-
-    def caller(i: int) -> None:
-        start.wait()
-        while not stop.is_set():
-            try:
-                outcomes[i].append(fn(*args))
-            except Exception as err:  # only the unbound RuntimeError is right
-                outcomes[i].append(f"{type(err).__name__}: {err}")
-
-    def binder() -> None:
-        start.wait()
-        try:
-            kwcall._kwcall.bind(fn, target, sig)
-            binds.append("bound")
-        except RuntimeError as err:
-            binds.append(f"{type(err).__name__}: {err}")
-
-    callers = [threading.Thread(target=caller, args=(i,)) for i in range(3)]
-    binders = [threading.Thread(target=binder) for _ in range(2)]
-    for thread in callers + binders:
-        thread.start()
-    for thread in binders:
-        thread.join()
-    # Steps replaced while the callers run: each returns the arguments as they came.
-    for _ in range(20):
-        kwcall._kwcall.set_preprocess(fn, lambda a, k: (a, k))
-        kwcall._kwcall.set_preprocess(fn, None)
-    stop.set()
-    for thread in callers:
-        thread.join()
-    assert sorted(binds) == ["RuntimeError: this kwcall.Function is already bound", "bound"]
-    for seen in outcomes:
-        assert set(seen) <= {want, UNBOUND}, set(seen) - {want, UNBOUND}
-        if want in seen:  # once a thread's call saw the binding, its later calls do
-            assert UNBOUND not in seen[seen.index(want) :]
-    assert fn(*args) == want
-
-
-def test_bind_and_preprocess_while_called(stress):
-    """An instance bound while other threads call it (CuTeDSL's objects are bound after they
-    are made): each call raises the unbound error or binds right, exactly one of two racing
-    binds wins, and swapping the preprocess step under callers never frees one in use."""
+def test_preprocess_step_while_its_dict_changes_and_copies_are_made(stress):
+    """A function with a preprocess step, as kwcall.cute makes them, called from Python threads
+    while its copies are made and called: the step returns one dict every call shares, whose
+    values other threads replace (and so free) meanwhile. Every call binds the values as the
+    step returned them: on free-threaded CPython the threads really run at once."""
+    shared = {"h": 1000}
+    f = kwcall._function.make(
+        kwcall.Function, stress.weigh, _signature(), lambda args, _: (args, shared)
+    )
     args = (11, 12, 13, 14, 15, 16, 17)
-    want = _weigh({**dict(zip(NAMES[:POSITIONAL], args, strict=True)), "h": DEFAULTS["h"]})
-    for _ in range(max(1, int(20 * TIME_SCALE))):
-        _bind_while_called(stress.weigh, _signature(), args, want)
+    positional = dict(zip(NAMES[:POSITIONAL], args, strict=True))
+    # The step's value, or h's default when a call caught the dict between pop and set.
+    allowed = {_weigh({**positional, "h": 1000}), _weigh({**positional, "h": DEFAULTS["h"]})}
+    stop = threading.Event()
+    problems = Problems()
+
+    def replacer() -> None:
+        while not stop.is_set():
+            shared["h"] = int("1000")  # a new object each time: the one it replaces is freed
+            shared.pop("h")
+            shared["h"] = int("1000")
+
+    def caller() -> None:
+        fn = f
+        while not stop.is_set():
+            got = fn(*args)
+            if got not in allowed:
+                problems.add(f"{got} not in {allowed}")
+            fn = copy.copy(f) if fn is f else f
+
+    threads = [threading.Thread(target=replacer)] + [
+        threading.Thread(target=caller) for _ in range(PYTHON_CALLERS)
+    ]
+    run_threads_for(threads, stop, SECONDS)
+    assert problems.count == 0, problems.first

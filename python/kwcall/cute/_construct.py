@@ -2,8 +2,10 @@
 
 Every kwcall compiled function is built by ``build`` from a stock CuTeDSL object: ``compile()``
 and ``from_stock()`` pass the result of a stock compile, ``install()``'s class constructs the
-stock object CuTeDSL asked for and passes that. The object takes the stock object's state
-(engine, module, execution arguments; not its keyword wrapper) and kwcall's binding.
+stock object CuTeDSL asked for and passes that. Everything kwcall's object is made with comes
+from the stock object's fields (the compile's tvm_ffi.Function, its signature, CuTeDSL's pointer
+conversion); the object is made whole in one call, then takes the stock object's state (engine,
+module, execution arguments; not its keyword wrapper) as its attributes.
 """
 
 from __future__ import annotations
@@ -12,8 +14,7 @@ from typing import Any
 
 import tvm_ffi
 
-from .. import _kwcall
-from .._function import bind
+from .. import _function, _kwcall
 from . import _cutedsl, _cutedsl_versions, _derive, _write_export
 
 _NO_ENGINE = (
@@ -29,21 +30,21 @@ _stock_classes: dict[int, type] = {}  # CuTeDSL's keyword class, per provider mo
 
 
 def build(stock: Any, layout: _derive.Layout, name: str) -> Any:
-    """kwcall's object for ``stock``: its CuTeDSL state, bound to the signature of ``layout``."""
-    fn = _kwcall.new_unbound(compiled_type())
-    fn.__dict__.update(_cutedsl.state_without_wrapper(stock))
-    signature = _derive.signature(fn.execution_args, layout, name)
-    raw = _cutedsl.raw_function(fn)
+    """kwcall's object for ``stock``: bound to the signature of ``layout``, with its CuTeDSL
+    state."""
+    signature = _derive.signature(stock.execution_args, layout, name)
+    raw = _cutedsl.raw_function(stock)
     if raw is None:
         # No engine: calls (from Python and C++) raise why; the signature stays for export.
-        bind(fn, _kwcall.error_function(_NO_ENGINE.format(name=name)), signature)
-        return fn
-    bind(fn, raw, signature)
-    convert = _cutedsl.pointer_conversion(fn)
-    if convert is not None:
+        target, convert = _kwcall.error_function(_NO_ENGINE.format(name=name)), None
+    else:
         # Python callers' pointer objects become addresses first, as CuTeDSL does; C++ callers
         # pass addresses and keep the direct path.
-        _kwcall.set_preprocess(fn, convert)
+        target, convert = raw, _cutedsl.pointer_conversion(stock)
+    fn = _function.make(compiled_type(), target, signature, convert)
+    # The state's own names leave the function's (the signature's, which make() gave it) alone.
+    state = _cutedsl.state_without_wrapper(stock)
+    fn.__dict__.update({k: v for k, v in state.items() if k not in ("__name__", "__qualname__")})
     return fn
 
 

@@ -1,11 +1,12 @@
 // Binding a Python call: the plan's rules (binder.h) over kwnames, its keyword-shape cache,
 // and the call of the target with the bound objects.
-#include "bound_function.h"
+#include "py_binder.h"
 
 #include <tvm/ffi/c_api.h>
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "base_layout.h"
 #include "binding/bind_call.h"
@@ -14,7 +15,7 @@
 #include "binding/kwargs_tail.h"
 #include "binding/small_array.h"
 #include "ffi_objects.h"
-#include "function_layout.h"
+#include "function_object.h"
 
 namespace kwcall {
 namespace python {
@@ -136,10 +137,10 @@ PyObject* CallFfiFunction(PyObject* fn, PyObject* const* items, Py_ssize_t n) {
 
 }  // namespace
 
-BoundFunction::BoundFunction(const BoundFunction& other)
-    : plan_(other.plan_),
+PyBinder::PyBinder(const PyBinder& other)
+    : function_(other.function_),
+      plan_(other.plan_),
       arity_(other.arity_),
-      entry_point_(other.entry_point_),
       sentinel_type_(other.sentinel_type_),
       sentinel_handle_(other.sentinel_handle_),
       names_(other.names_),
@@ -148,27 +149,29 @@ BoundFunction::BoundFunction(const BoundFunction& other)
       signature_obj_(other.signature_obj_),
       defaults_tuple_(other.defaults_tuple_),
       unpack_fn_(other.unpack_fn_),
+      preprocess_(Py_XNewRef(other.preprocess_)),
       cpp_held_defaults_(other.cpp_held_defaults_) {
   for (PyObject* name : names_) Py_INCREF(name);
   for (PyObject* obj : {target_, signature_obj_, defaults_tuple_, unpack_fn_}) Py_INCREF(obj);
 }
 
-BoundFunction* BoundFunction::Copy() const {
-  std::unique_ptr<BoundFunction> b(new BoundFunction(*this));
+PyBinder* PyBinder::Copy() const {
+  std::unique_ptr<PyBinder> b(new PyBinder(*this));
   if (ffi_callees_[0] != nullptr && !b->MakeCallees(ChandleOf(ffi_callees_[0]))) return nullptr;
   return b.release();
 }
 
-BoundFunction::~BoundFunction() {
+PyBinder::~PyBinder() {
   for (PyObject* name : names_) Py_XDECREF(name);
   Py_XDECREF(target_);
   Py_XDECREF(signature_obj_);
   Py_XDECREF(defaults_tuple_);
   Py_XDECREF(unpack_fn_);
+  Py_XDECREF(preprocess_);
   for (PyObject* callee : ffi_callees_) Py_XDECREF(callee);
 }
 
-bool BoundFunction::MakeCallees(void* handle) {
+bool PyBinder::MakeCallees(void* handle) {
   for (int release_gil : {0, 1}) {
     PyObject* callee = NewFfiFunction(handle);
     if (callee == nullptr) return false;
@@ -178,35 +181,26 @@ bool BoundFunction::MakeCallees(void* handle) {
   return true;
 }
 
-BoundFunction* BoundFunction::Make(const BindingPlan* plan, PyObject* target,
-                                   PyObject* signature_obj, PyObject* defaults,
-                                   PyObject* unpack_fn) {
+PyBinder* PyBinder::Make(ffi::Function function, PyObject* target, PyObject* signature_obj,
+                         PyObject* defaults, PyObject* unpack_fn, PyObject* preprocess) {
+  const BindingPlan* plan = PlanOf(function.get());
   const Signature& signature = plan->signature();
   if (!PyTuple_Check(defaults) || PyTuple_GET_SIZE(defaults) != signature.num_params()) {
     PyErr_SetString(PyExc_TypeError, "defaults must be a tuple with one entry per parameter");
     return nullptr;
   }
-  std::unique_ptr<BoundFunction> b(new BoundFunction());
+  std::unique_ptr<PyBinder> b(new PyBinder());
   for (PyObject* obj : {target, signature_obj, defaults, unpack_fn}) Py_INCREF(obj);
+  b->function_ = std::move(function);
   b->plan_ = plan;
   b->arity_ = plan->arity();
-  switch (plan->call_kind()) {
-    case CallKind::kNative:
-      b->entry_point_ = Entry<CallKind::kNative>;
-      break;
-    case CallKind::kBind:
-      b->entry_point_ = Entry<CallKind::kBind>;
-      break;
-    case CallKind::kUnpack:
-      b->entry_point_ = Entry<CallKind::kUnpack>;
-      break;
-  }
-  b->sentinel_type_ = ffi_objects_detail::g_sentinel_type;
-  b->sentinel_handle_ = ffi_objects_detail::g_sentinel_handle;
+  b->sentinel_type_ = FfiObjects().sentinel_type;
+  b->sentinel_handle_ = FfiObjects().sentinel_handle;
   b->target_ = target;
   b->signature_obj_ = signature_obj;
   b->defaults_tuple_ = defaults;
   b->unpack_fn_ = unpack_fn;
+  b->preprocess_ = Py_XNewRef(preprocess);
   for (int32_t i = 0; i < b->arity_; ++i) {
     const Param& param = signature.param(i);
     PyObject* name =
@@ -232,26 +226,8 @@ BoundFunction* BoundFunction::Make(const BindingPlan* plan, PyObject* target,
 
 // -- calls -----------------------------------------------------------------------------------
 
-// The entry points, one per call kind (binding_plan.h), each in one function with the bind
-// pipeline inlined: the native one forwards a full-arity positional call without looking at
-// anything but the arguments.
-template <CallKind kKind>
-PyObject* BoundFunction::Entry(PyObject* self, PyObject* const* args, size_t nargsf,
-                               PyObject* kwnames) {
-  const BoundFunction& b = *Fields(self).binding;  // set before the instance was shared
-  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-  if constexpr (kKind == CallKind::kNative) {
-    if (TVM_FFI_PREDICT_TRUE(kwnames == nullptr &&
-                             ForwardsAsIs(args, nargs, b.arity_,
-                                          [&b](PyObject* obj) { return b.IsSentinel(obj); }))) {
-      return b.CallTarget(args, nargs);
-    }
-  }
-  return b.BindAndCall<kKind == CallKind::kUnpack>(self, args, nargs, kwnames);
-}
-
-PyObject* BoundFunction::Call(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                              PyObject* kwnames) const {
+PyObject* PyBinder::Call(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                         PyObject* kwnames) const {
   return plan_->call_kind() == CallKind::kUnpack ? BindAndCall<true>(self, args, nargs, kwnames)
                                                  : BindAndCall<false>(self, args, nargs, kwnames);
 }
@@ -263,8 +239,8 @@ class PyCall {
  public:
   using Value = PyObject*;
 
-  PyCall(const BoundFunction& binding, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames)
-      : binding_(binding),
+  PyCall(const PyBinder& binder, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames)
+      : binder_(binder),
         args_(args),
         kwnames_(kwnames),
         nargs_(nargs),
@@ -276,19 +252,19 @@ class PyCall {
   int32_t num_keywords() const { return static_cast<int32_t>(num_keywords_); }
   PyObject* const& positional(int32_t i) const { return args_[i]; }
   PyObject* const& keyword_value(int32_t k) const { return args_[nargs_ + k]; }
-  PyObject* const* defaults() const { return binding_.defaults_.data(); }
+  PyObject* const* defaults() const { return binder_.defaults_.data(); }
 
   bool KeyIs(int32_t k, int32_t param) const {
-    return PyTuple_GET_ITEM(kwnames_, k) == binding_.names_[param];
+    return PyTuple_GET_ITEM(kwnames_, k) == binder_.names_[param];
   }
   int32_t FindKey(int32_t k, int32_t* hint) const {
     const int32_t param =
-        FindPlainKey(PyTuple_GET_ITEM(kwnames_, k), binding_.names_, binding_.plan(), hint);
+        FindPlainKey(PyTuple_GET_ITEM(kwnames_, k), binder_.names_, binder_.plan(), hint);
     return param >= 0 ? param : kFullRules;
   }
   // CPython's rules in full (binder.h); a call that binds leaves its shape in the plan.
   bool BindFull(PyObject** bound) const {
-    const BindingPlan& plan = binding_.plan();
+    const BindingPlan& plan = binder_.plan();
     if (num_keywords_ > INT32_MAX) {
       SetTypeError(
           binding_errors::TooManyToBind(plan.signature(), num_keywords_, "keyword arguments"));
@@ -297,7 +273,7 @@ class PyCall {
     const int32_t arity = plan.arity();
     SmallArray<int32_t> slots(arity);
     std::string error;
-    if (!BindSlots(plan.signature(), nargs_, PyKeys(kwnames_, binding_.names_, plan), slots.data(),
+    if (!BindSlots(plan.signature(), nargs_, PyKeys(kwnames_, binder_.names_, plan), slots.data(),
                    &error)) {
       if (!PyErr_Occurred()) SetTypeError(error);
       return false;
@@ -307,10 +283,10 @@ class PyCall {
     FillBound(slots.data(), arity, n, args_, args_ + nargs_, 1, defaults(), bound);
     return true;
   }
-  bool fits_pipeline() const { return nargs_ <= binding_.arity_ && num_keywords_ <= INT32_MAX; }
+  bool fits_pipeline() const { return nargs_ <= binder_.arity_ && num_keywords_ <= INT32_MAX; }
 
  private:
-  const BoundFunction& binding_;
+  const PyBinder& binder_;
   PyObject* const* args_;
   PyObject* kwnames_;
   Py_ssize_t nargs_;
@@ -318,8 +294,8 @@ class PyCall {
 };
 
 template <bool kUnpack>
-PyObject* BoundFunction::BindAndCall(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                                     PyObject* kwnames) const {
+PyObject* PyBinder::BindAndCall(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                                PyObject* kwnames) const {
   // tvm-ffi's packers write a KWARGS tail instead of keywords, never beside them.
   if (kwnames == nullptr) {
     const Py_ssize_t sentinel_at =
@@ -332,8 +308,8 @@ PyObject* BoundFunction::BindAndCall(PyObject* self, PyObject* const* args, Py_s
 }
 
 template <bool kUnpack>
-PyObject* BoundFunction::BindKeywordsAndCall(PyObject* self, PyObject* const* args,
-                                             Py_ssize_t nargs, PyObject* kwnames) const {
+PyObject* PyBinder::BindKeywordsAndCall(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                                        PyObject* kwnames) const {
   const PyCall call(*this, args, nargs, kwnames);
   SmallArray<PyObject*> bound(arity_);
   // More than a signature can bind is an error, which only the full rules word.
@@ -347,8 +323,8 @@ PyObject* BoundFunction::BindKeywordsAndCall(PyObject* self, PyObject* const* ar
 // tvm-ffi's own keyword packing from Python, `f(x, KWARGS, "alpha", 2.0)`: the tail becomes
 // keywords and the call is bound like any other.
 template <bool kUnpack>
-PyObject* BoundFunction::CallWithKwargsTail(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                                            Py_ssize_t sentinel_at) const {
+PyObject* PyBinder::CallWithKwargsTail(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                                       Py_ssize_t sentinel_at) const {
   const KwargsTail tail = SplitKwargsTail(nargs, sentinel_at);
   if (tail.odd) {
     SetTypeError(binding_errors::KwargsTailOdd(signature(), tail.size));
@@ -387,7 +363,7 @@ PyObject* BoundFunction::CallWithKwargsTail(PyObject* self, PyObject* const* arg
   return result;
 }
 
-PyObject* BoundFunction::Unpack(PyObject* const* bound) const {
+PyObject* PyBinder::Unpack(PyObject* const* bound) const {
   SmallArray<PyObject*> values(arity_);
   SmallArray<PyObject*> owned(arity_);
   for (int32_t i = 0; i < arity_; ++i) owned[i] = nullptr;
@@ -405,7 +381,7 @@ PyObject* BoundFunction::Unpack(PyObject* const* bound) const {
   return result;
 }
 
-PyObject* BoundFunction::CallTarget(PyObject* const* bound, Py_ssize_t n) const {
+PyObject* PyBinder::CallTarget(PyObject* const* bound, Py_ssize_t n) const {
   // The private callee release_gil picked (SelectCallee); none for a Python callable.
   PyObject* callee = __atomic_load_n(&callee_, __ATOMIC_RELAXED);
   if (callee == nullptr) return PyObject_Vectorcall(target_, bound, n, nullptr);
@@ -415,36 +391,40 @@ PyObject* BoundFunction::CallTarget(PyObject* const* bound, Py_ssize_t n) const 
 // Who owns the Python defaults that the C++ signature holds (docs/DESIGN.md, "Who owns the
 // Python defaults"): that C++ signature, through its opaque objects. They are this function's
 // to report to the cycle collector while everything between `self` and them is held through
-// `self` alone: `self`'s handle is the C++ function's only holder, that function's plan and the
-// kwcall.Signature `self` holds are the C++ signature's only holders, `self` is that
-// kwcall.Signature's only holder; and, default by default, the signature is the opaque
-// object's only holder. Any
-// other holder (a registered global, a copy, another function made from the same signature, a
-// C++ caller) is a root the collector cannot see, and the references stay external.
-bool BoundFunction::OwnsCppDefaults(PyObject* self) const {
+// `self` alone: the C++ function is held only by this binder and `self`'s handle (when the
+// handle is still that function), that function's plan and the kwcall.Signature `self` holds
+// are the C++ signature's only holders, `self` is that kwcall.Signature's only holder; and,
+// default by default, the signature is the opaque object's only holder. Any other holder (a
+// registered global, a copy, another function made from the same signature, a C++ caller) is a
+// root the collector cannot see, and the references stay external.
+bool PyBinder::OwnsCppDefaults(PyObject* self) const {
   using ffi::details::ObjectUnsafe;
-  const auto* fn = ObjectUnsafe::RawObjectPtrFromUnowned<ffi::Object>(
-      static_cast<TVMFFIObject*>(ChandleOf(self)));
+  const ffi::Object* fn = function_.get();
+  const bool handle_is_fn = ChandleOf(self) == ObjectUnsafe::GetHeader(fn);
   const ffi::Object* sig = signature().get();
   const bool wrapper_shares_sig = ChandleOf(signature_obj_) == ObjectUnsafe::GetHeader(sig);
-  if (fn->use_count() != 1 || sig->use_count() != 1 + (wrapper_shares_sig ? 1 : 0) ||
-      Py_REFCNT(signature_obj_) != 1) {
-    return false;
-  }
-  return true;
+  return fn->use_count() == 1 + (handle_is_fn ? 1 : 0) &&
+         sig->use_count() == 1 + (wrapper_shares_sig ? 1 : 0) && Py_REFCNT(signature_obj_) == 1;
 }
 
-int BoundFunction::Traverse(PyObject* self, visitproc visit, void* arg) const {
+int PyBinder::Traverse(PyObject* self, visitproc visit, void* arg) const {
   Py_VISIT(target_);
   Py_VISIT(signature_obj_);
   Py_VISIT(defaults_tuple_);
   Py_VISIT(unpack_fn_);
+  Py_VISIT(preprocess_);
   if (cpp_held_defaults_.empty() || !OwnsCppDefaults(self)) return 0;
   for (const auto& [opaque, value] : cpp_held_defaults_) {
     if (opaque->use_count() == 1) Py_VISIT(value);
   }
   return 0;
 }
+
+// The entry points (entry_points.cc) call these.
+template PyObject* PyBinder::BindAndCall<false>(PyObject*, PyObject* const*, Py_ssize_t,
+                                                PyObject*) const;
+template PyObject* PyBinder::BindAndCall<true>(PyObject*, PyObject* const*, Py_ssize_t,
+                                               PyObject*) const;
 
 }  // namespace python
 }  // namespace kwcall
