@@ -48,8 +48,8 @@ class BoundFunction {
    *        plan's call kind when the binding is made: a full-arity positional call of a native
    *        kind goes to the target as it is; every other call is bound to the signature
    *        (CPython's rules, CPython's TypeError texts), and, where the signature says so,
-   *        unpacked. In a call without keywords, a KWARGS sentinel among the positional
-   *        arguments starts tvm-ffi's keyword tail, as for C++ callers.
+   *        unpacked. A KWARGS sentinel among the values starts tvm-ffi's keyword tail (an
+   *        error in a call with keywords), as for C++ callers (py_call.cc).
    */
   vectorcallfunc entry_point() const { return entry_point_; }
   /*! \brief What entry_point() does, for a caller that has the binding already. */
@@ -90,7 +90,7 @@ class BoundFunction {
                                 PyObject* kwnames) const;
   template <bool kUnpack>
   PyObject* CallWithKwargsTail(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                               Py_ssize_t sentinel_at) const;
+                               PyObject* kwnames, Py_ssize_t sentinel_at) const;
   PyObject* CallTarget(PyObject* const* bound, Py_ssize_t n) const;
   PyObject* Unpack(PyObject* const* bound) const;
   bool IsSentinel(PyObject* obj) const {

@@ -16,6 +16,38 @@
 namespace kwcall {
 
 /*!
+ * \brief What looking a keyword up found: the parameter it names, or why there is none. Every
+ *        lookup of the bind pipeline returns one (ParamNames::Find, a front end's FindKey, a
+ *        Keys object's Find for BindSlots), so a code cannot be read as a parameter index.
+ */
+class ParamLookup {
+ public:
+  /*! \brief Keyword names parameter `index`. */
+  static constexpr ParamLookup Param(int32_t index) { return ParamLookup(index); }
+  /*! \brief The keyword names no parameter. */
+  static constexpr ParamLookup NoParam() { return ParamLookup(kNoParam); }
+  /*! \brief The fast steps cannot tell (a key or value they do not read): the full rules decide. */
+  static constexpr ParamLookup FullRules() { return ParamLookup(kFullRules); }
+  /*! \brief The lookup itself failed (a Python key's __eq__ raised, a key is not a string):
+   *         whoever looked has reported the error. */
+  static constexpr ParamLookup Failed() { return ParamLookup(kFailed); }
+
+  bool found() const { return code_ >= 0; }
+  bool no_param() const { return code_ == kNoParam; }
+  bool full_rules() const { return code_ == kFullRules; }
+  bool failed() const { return code_ == kFailed; }
+  /*! \brief The parameter's index; only when found(). */
+  int32_t param() const { return code_; }
+
+ private:
+  static constexpr int32_t kNoParam = -1;
+  static constexpr int32_t kFullRules = -2;
+  static constexpr int32_t kFailed = -3;
+  constexpr explicit ParamLookup(int32_t code) : code_(code) {}
+  int32_t code_;
+};
+
+/*!
  * \brief A name as its length and first eight bytes, so that most compares are one or two
  *        integer compares: names of eight bytes or fewer need nothing else.
  */
@@ -81,22 +113,22 @@ class ParamNames {
   }
 
   /*!
-   * \brief Index of the parameter called `name`, or -1. Keywords usually come in declaration
+   * \brief The parameter called `name`, or NoParam. Keywords usually come in declaration
    *        order, so the search starts at *hint and leaves it just after the match.
    */
-  int32_t Find(const NameKey& name, int32_t* hint) const {
+  ParamLookup Find(const NameKey& name, int32_t* hint) const {
     const uint64_t tag = Tag(name);
     const uint64_t* tags = tags_.data();
     const int32_t n = static_cast<int32_t>(tags_.size());
     const int32_t start = *hint < n ? *hint : 0;
     const bool short_name = name.size < sizeof(name.prefix);
     for (int32_t i = start; i < n; ++i) {
-      if (tags[i] == tag && (short_name || Same(names_[i], name))) return *hint = i + 1, i;
+      if (tags[i] == tag && (short_name || Same(names_[i], name))) return Found(i, hint);
     }
     for (int32_t i = 0; i < start; ++i) {
-      if (tags[i] == tag && (short_name || Same(names_[i], name))) return *hint = i + 1, i;
+      if (tags[i] == tag && (short_name || Same(names_[i], name))) return Found(i, hint);
     }
-    return -1;
+    return ParamLookup::NoParam();
   }
 
   /*! \brief Whether `name` is parameter `param`'s name. */
@@ -108,6 +140,10 @@ class ParamNames {
   }
 
  private:
+  static ParamLookup Found(int32_t i, int32_t* hint) {
+    *hint = i + 1;
+    return ParamLookup::Param(i);
+  }
   // The prefix, with the length in the top byte when the name is shorter than eight bytes
   // (whose top byte is then free): one compare tells most names apart.
   static uint64_t Tag(const NameKey& key) {
@@ -133,8 +169,13 @@ class KeywordNames {
   KeywordNames(const ParamNames& params, const NameKey* names, int32_t count)
       : params_(params), names_(names), count_(count) {}
   int32_t size() const { return count_; }
-  int32_t Find(int32_t k) const { return params_.Find(names_[k], &hint_); }
+  ParamLookup Find(int32_t k) const { return params_.Find(names_[k], &hint_); }
   int Names(int32_t k, int32_t param) const { return params_.Is(param, names_[k]) ? 1 : 0; }
+  // A C++ key is its text: shown as it is, and never fails.
+  bool Shown(int32_t k, std::string_view* text) const {
+    *text = Text(k);
+    return true;
+  }
   std::string_view Text(int32_t k) const { return names_[k].view(); }
 
  private:

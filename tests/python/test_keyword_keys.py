@@ -47,6 +47,18 @@ class PlainSubclass(str):
     """Compares as str does: binds by its text."""
 
 
+class Shown(str):
+    """Compares as str does, prints as something else."""
+
+    def __str__(self) -> str:
+        return "SHOWN"
+
+
+class RaisingStr(str):
+    def __str__(self) -> str:
+        raise LookupError(f"str of {str.__str__(self)}")
+
+
 KEY_TYPES = [AlwaysEqual, NeverEqual, RaisingEqual, PlainSubclass, str]
 
 # Parameter lists of the equivalent defs: every kind, with and without defaults.
@@ -116,6 +128,29 @@ def test_the_cases_cover_each_behaviour():
         kind, text = outcome(lambda: vectorcall(oracle(params), pos, kws))  # noqa: B023
         seen.update(k for k in kinds if k == kind or (kind == "TypeError" and k in text))
     assert seen == set(kinds)
+
+
+@pytest.mark.parametrize("key_type", [Shown, RaisingStr])
+@pytest.mark.parametrize(
+    ("params", "pos", "keys"),
+    [
+        ("p, /, a", (1,), ("p",)),  # positional-only by keyword: the key's own text
+        ("p, q=1, /, a=2", (1,), ("q", "p")),
+        ("a, bravo=2", (1,), ("brave",)),  # unexpected: shown by str(); 3.13+ suggests 'bravo'
+        ("a, b", (1,), ("a",)),  # multiple values: shown by str()
+        ("a, *, kappa=1", (), ("a", "kapa")),
+    ],
+)
+def test_keys_whose_str_is_not_their_text(key_type, params, pos, keys):
+    # Issue 31.8: CPython joins the keys' own text into the positional-only message and
+    # suggests from it, while "unexpected" and "multiple values" print str(key) (which may
+    # raise, and then its error is the outcome).
+    fn = oracle(params)
+    f = kwcall_function(fn)
+    kws = tuple((key_type(key), 7 + i) for i, key in enumerate(keys))
+    expected = outcome(lambda: vectorcall(fn, pos, kws))
+    assert expected[0] != "ok"
+    assert outcome(lambda: vectorcall(f, pos, kws)) == expected
 
 
 @pytest.mark.parametrize(
