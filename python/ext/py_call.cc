@@ -15,6 +15,7 @@
 #include "ffi_objects.h"
 #include "function_layout.h"
 #include "py_call_keys.h"
+#include "py_keys.h"
 
 namespace kwcall {
 namespace python {

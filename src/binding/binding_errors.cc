@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <sstream>
 
-#include "binding/binder.h"
 #include "binding/suggest.h"
 
 namespace kwcall {

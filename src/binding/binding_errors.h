@@ -13,10 +13,9 @@
 #include <vector>
 
 #include "binding/kwargs_tail.h"
+#include "binding/slot.h"
 
 namespace kwcall {
-
-class Slot;  // binder.h
 
 namespace binding_errors {
 

@@ -1,7 +1,7 @@
 // The binding plan of one kwcall function (binding_plan.h).
 #include "binding/binding_plan.h"
 
-#include "binding/binder.h"
+#include "binding/slot.h"
 
 namespace kwcall {
 

@@ -16,10 +16,9 @@
 
 #include "binding/keyword_shapes.h"
 #include "binding/param_names.h"
+#include "binding/slot.h"
 
 namespace kwcall {
-
-class Slot;  // binder.h
 
 /*!
  * \brief How calls to one function run, fixed by its signature: computed once by its plan,
