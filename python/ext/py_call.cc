@@ -63,8 +63,8 @@ PyObject* BoundFunction::Call(PyObject* self, PyObject* const* args, Py_ssize_t 
 template <bool kUnpack>
 PyObject* BoundFunction::BindAndCall(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                                      PyObject* kwnames) const {
+  // An empty kwnames is a call without keywords (PyCall reads its size).
   const Py_ssize_t num_keywords = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
-  if (num_keywords == 0) kwnames = nullptr;  // an empty kwnames is a call without keywords
   // A KWARGS sentinel among the values starts tvm-ffi's keyword tail (beside keywords, an
   // error), as for C++ callers: the target never gets it as a value.
   const Py_ssize_t num_values = nargs + num_keywords;
