@@ -58,7 +58,7 @@ class PackedCall {
   }
   ParamLookup FindKey(int32_t k, int32_t* hint) const {
     NameKey name;
-    if (!NameKey::Read(pairs_[2 * k], &name)) return ParamLookup::FullRules();
+    if (!NameKey::Read(pairs_[2 * k], &name)) return Lookup::kFullRules;
     return plan_.names().Find(name, hint);
   }
   /*! \brief CPython's rules in full (binder.h): binds, or throws CPython's TypeError. */

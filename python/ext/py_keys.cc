@@ -23,18 +23,18 @@ PyObject* Utf8Bytes(PyObject* obj) {
 ParamLookup PyKeys::Find(int32_t k) const {
   PyObject* key = PyTuple_GET_ITEM(kwnames_, k);
   const ParamLookup found = FindPlainKey(key, names_, plan_, &hint_);
-  if (!found.full_rules()) return found;
+  if (!found.is(Lookup::kFullRules)) return found;
   if (!PyUnicode_Check(key)) {
     SetTypeError(binding_errors::KeywordNotString(plan_.signature()));
-    return ParamLookup::Failed();
+    return Lookup::kFailed;
   }
   // CPython compares a key that is not an exact str with the parameters a keyword may name.
   const int32_t n = static_cast<int32_t>(names_.size());
   for (int32_t i = plan_.posonly_count(); i < n; ++i) {
     const int equal = PyObject_RichCompareBool(key, names_[i], Py_EQ);
-    if (equal != 0) return equal > 0 ? ParamLookup::Param(i) : ParamLookup::Failed();
+    if (equal != 0) return equal > 0 ? ParamLookup::Index(i) : Lookup::kFailed;
   }
-  return ParamLookup::NoParam();
+  return Lookup::kNoParam;
 }
 
 bool PyKeys::Shown(int32_t k, std::string_view* text) const {

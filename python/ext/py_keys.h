@@ -35,14 +35,14 @@ inline ParamLookup FindPlainKey(PyObject* key, const std::vector<PyObject*>& nam
                                 const BindingPlan& plan, int32_t* hint) {
   const int32_t n = static_cast<int32_t>(names.size());
   for (int32_t i = 0; i < n; ++i) {
-    if (names[i] == key) return ParamLookup::Param(i);
+    if (names[i] == key) return ParamLookup::Index(i);
   }
-  if (!PyUnicode_CheckExact(key)) return ParamLookup::FullRules();
+  if (!PyUnicode_CheckExact(key)) return Lookup::kFullRules;
   Py_ssize_t size = 0;
   const char* text = PyUnicode_AsUTF8AndSize(key, &size);
   if (text == nullptr) {
     PyErr_Clear();  // not encodable (a lone surrogate): names no parameter
-    return ParamLookup::NoParam();
+    return Lookup::kNoParam;
   }
   return plan.names().Find(NameKey(std::string_view(text, size)), hint);
 }

@@ -149,8 +149,8 @@ template <typename Call>
   const int32_t posonly_count = plan.posonly_count();
   for (int32_t k = 0; k < num_keywords; ++k) {
     const ParamLookup found = call.FindKey(k, &hint);
-    if (!found.found()) return false;
-    const int32_t param = found.param();
+    if (!found.is_index()) return false;
+    const int32_t param = found.index();
     if (param < posonly_count || ((filled >> param) & 1)) return false;
     Call::Copy(&bound[param], call.keyword_value(k));
     filled |= uint64_t{1} << param;

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "binding/binding_errors.h"
+#include "binding/index_or.h"
 #include "binding/param_names.h"
-#include "binding/slot.h"
 #include "compat.h"
 
 namespace kwcall {
@@ -99,23 +99,23 @@ bool BindSlots(const Signature& sig, int64_t nargs, const Keys& keys, Slot* slot
   // Past num_positional the call fails; the count only appears in the message, so slots
   // (int32) never hold an index beyond the signature's own size.
   const int32_t num_filled = static_cast<int32_t>(std::min<int64_t>(nargs, num_positional));
-  for (int32_t i = 0; i < num_filled; ++i) slots[i] = Slot::Value(i);
-  for (int32_t i = num_filled; i < num_params; ++i) slots[i] = Slot::Unbound();
+  for (int32_t i = 0; i < num_filled; ++i) slots[i] = Slot::Index(i);
+  for (int32_t i = num_filled; i < num_params; ++i) slots[i] = SlotMark::kUnbound;
 
   for (int32_t k = 0; k < keys.size(); ++k) {
     const ParamLookup found = keys.Find(k);
-    if (TVM_FFI_PREDICT_FALSE(found.failed())) return false;
-    if (TVM_FFI_PREDICT_FALSE(!found.found() || found.param() < sig.posonly_count())) {
+    if (TVM_FFI_PREDICT_FALSE(found.is(Lookup::kFailed))) return false;
+    if (TVM_FFI_PREDICT_FALSE(!found.is_index() || found.index() < sig.posonly_count())) {
       binder_detail::UnknownKeyword(sig, keys, k, error);
       return false;
     }
-    const int32_t param = found.param();
-    if (TVM_FFI_PREDICT_FALSE(!slots[param].unbound())) {
+    const int32_t param = found.index();
+    if (TVM_FFI_PREDICT_FALSE(!slots[param].is(SlotMark::kUnbound))) {
       std::string_view shown;
       if (keys.Shown(k, &shown)) *error = binding_errors::MultipleValues(sig, shown);
       return false;
     }
-    slots[param] = Slot::Value(num_filled + k);
+    slots[param] = Slot::Index(num_filled + k);
   }
   if (TVM_FFI_PREDICT_FALSE(nargs > num_positional)) {
     *error = binding_errors::TooManyPositional(sig, nargs, slots);
@@ -125,11 +125,11 @@ bool BindSlots(const Signature& sig, int64_t nargs, const Keys& keys, Slot* slot
   const int32_t first_default = num_positional - sig.num_positional_defaults();
   bool missing = false;
   for (int32_t i = num_filled; i < num_positional; ++i) {
-    if (!slots[i].unbound()) continue;
+    if (!slots[i].is(SlotMark::kUnbound)) continue;
     if (i < first_default) {
       missing = true;
     } else {
-      slots[i] = Slot::Default();
+      slots[i] = SlotMark::kDefault;
     }
   }
   if (TVM_FFI_PREDICT_FALSE(missing)) {
@@ -137,9 +137,9 @@ bool BindSlots(const Signature& sig, int64_t nargs, const Keys& keys, Slot* slot
     return false;
   }
   for (int32_t i = num_positional; i < num_params; ++i) {
-    if (!slots[i].unbound()) continue;
+    if (!slots[i].is(SlotMark::kUnbound)) continue;
     if (sig.has_default(i)) {
-      slots[i] = Slot::Default();
+      slots[i] = SlotMark::kDefault;
     } else {
       missing = true;
     }
@@ -161,11 +161,11 @@ template <typename T>
 void FillBound(const Slot* slots, int32_t num_params, int32_t nargs, const T* positional,
                const T* keyword_values, int32_t keyword_stride, const T* defaults, T* bound) {
   for (int32_t i = 0; i < num_params; ++i) {
-    if (slots[i].is_default()) {
+    if (slots[i].is(SlotMark::kDefault)) {
       bound[i] = defaults[i];
       continue;
     }
-    const int32_t value = slots[i].value();
+    const int32_t value = slots[i].index();
     if (value < nargs) {
       bound[i] = positional[value];
     } else {

@@ -32,7 +32,7 @@ std::string JoinNatural(const std::vector<std::string>& names) {
 std::string TooManyPositional(const Signature& sig, int64_t given, const Slot* slots) {
   int32_t kwonly_given = 0;
   for (int32_t i = sig.num_positional(); i < sig.num_params(); ++i) {
-    if (!slots[i].unbound()) ++kwonly_given;
+    if (!slots[i].is(SlotMark::kUnbound)) ++kwonly_given;
   }
   const int32_t argcount = sig.num_positional();
   const int32_t defcount = sig.num_positional_defaults();
@@ -61,7 +61,7 @@ std::string Missing(const Signature& sig, const Slot* slots, bool keyword_only) 
       keyword_only ? sig.num_params() : sig.num_positional() - sig.num_positional_defaults();
   std::vector<std::string> names;
   for (int32_t i = start; i < end; ++i) {
-    if (slots[i].unbound()) names.push_back(Quoted(sig.param_name(i)));
+    if (slots[i].is(SlotMark::kUnbound)) names.push_back(Quoted(sig.param_name(i)));
   }
   std::ostringstream os;
   os << sig.name() << "() missing " << names.size() << " required "

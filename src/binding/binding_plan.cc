@@ -1,7 +1,7 @@
 // The binding plan of one kwcall function (binding_plan.h).
 #include "binding/binding_plan.h"
 
-#include "binding/slot.h"
+#include "binding/index_or.h"
 
 namespace kwcall {
 
@@ -35,10 +35,10 @@ void BindingPlan::RememberSlots(const Slot* slots, int32_t nargs, int32_t num_ke
   shape.nargs = nargs;
   shape.num_keywords = num_keywords;
   for (int32_t i = 0; i < arity_; ++i) {
-    if (slots[i].is_default()) {
+    if (slots[i].is(SlotMark::kDefault)) {
       shape.defaults |= uint64_t{1} << i;
-    } else if (slots[i].value() >= nargs) {
-      shape.params[slots[i].value() - nargs] = i;
+    } else if (slots[i].index() >= nargs) {
+      shape.params[slots[i].index() - nargs] = i;
     }
   }
   shapes_.Remember(shape);

@@ -14,9 +14,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "binding/index_or.h"
 #include "binding/keyword_shapes.h"
 #include "binding/param_names.h"
-#include "binding/slot.h"
 
 namespace kwcall {
 

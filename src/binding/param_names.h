@@ -13,39 +13,9 @@
 #include <string_view>
 #include <vector>
 
+#include "binding/index_or.h"
+
 namespace kwcall {
-
-/*!
- * \brief What looking a keyword up found: the parameter it names, or why there is none. Every
- *        lookup of the bind pipeline returns one (ParamNames::Find, a front end's FindKey, a
- *        Keys object's Find for BindSlots), so a code cannot be read as a parameter index.
- */
-class ParamLookup {
- public:
-  /*! \brief Keyword names parameter `index`. */
-  static constexpr ParamLookup Param(int32_t index) { return ParamLookup(index); }
-  /*! \brief The keyword names no parameter. */
-  static constexpr ParamLookup NoParam() { return ParamLookup(kNoParam); }
-  /*! \brief The fast steps cannot tell (a key or value they do not read): the full rules decide. */
-  static constexpr ParamLookup FullRules() { return ParamLookup(kFullRules); }
-  /*! \brief The lookup itself failed (a Python key's __eq__ raised, a key is not a string):
-   *         whoever looked has reported the error. */
-  static constexpr ParamLookup Failed() { return ParamLookup(kFailed); }
-
-  bool found() const { return code_ >= 0; }
-  bool no_param() const { return code_ == kNoParam; }
-  bool full_rules() const { return code_ == kFullRules; }
-  bool failed() const { return code_ == kFailed; }
-  /*! \brief The parameter's index; only when found(). */
-  int32_t param() const { return code_; }
-
- private:
-  static constexpr int32_t kNoParam = -1;
-  static constexpr int32_t kFullRules = -2;
-  static constexpr int32_t kFailed = -3;
-  constexpr explicit ParamLookup(int32_t code) : code_(code) {}
-  int32_t code_;
-};
 
 /*!
  * \brief A name as its length and first eight bytes, so that most compares are one or two
@@ -113,7 +83,7 @@ class ParamNames {
   }
 
   /*!
-   * \brief The parameter called `name`, or NoParam. Keywords usually come in declaration
+   * \brief The parameter called `name`, or Lookup::kNoParam. Keywords usually come in declaration
    *        order, so the search starts at *hint and leaves it just after the match.
    */
   ParamLookup Find(const NameKey& name, int32_t* hint) const {
@@ -128,7 +98,7 @@ class ParamNames {
     for (int32_t i = 0; i < start; ++i) {
       if (tags[i] == tag && (short_name || Same(names_[i], name))) return Found(i, hint);
     }
-    return ParamLookup::NoParam();
+    return Lookup::kNoParam;
   }
 
   /*! \brief Whether `name` is parameter `param`'s name. */
@@ -142,7 +112,7 @@ class ParamNames {
  private:
   static ParamLookup Found(int32_t i, int32_t* hint) {
     *hint = i + 1;
-    return ParamLookup::Param(i);
+    return ParamLookup::Index(i);
   }
   // The prefix, with the length in the top byte when the name is shorter than eight bytes
   // (whose top byte is then free): one compare tells most names apart.

@@ -205,7 +205,7 @@ TEST(Binding, WideSignaturesUseTheHeapFallback) {
 // No keywords: what a Python call with only positional arguments passes to BindSlots.
 struct NoKeys {
   int32_t size() const { return 0; }
-  ParamLookup Find(int32_t) const { return ParamLookup::NoParam(); }
+  ParamLookup Find(int32_t) const { return Lookup::kNoParam; }
   int Names(int32_t, int32_t) const { return 0; }
   std::string_view Text(int32_t) const { return ""; }
   bool Shown(int32_t, std::string_view*) const { return false; }
@@ -215,13 +215,13 @@ TEST(Binding, PositionalCountsBeyondInt32AreReportedNotTruncated) {
   // Python can pass more than 2**31 positional arguments; the count must reach the message
   // intact, and slots (sized by the signature) must never be indexed by it.
   Signature sig = SignatureBuilder("f").Param("a").Param("b").Build();
-  Slot slots[2] = {Slot::Default(), Slot::Default()};
+  Slot slots[2] = {SlotMark::kDefault, SlotMark::kDefault};
   std::string error;
   const int64_t huge = (int64_t{1} << 31) + 1;
   EXPECT_FALSE(BindSlots(sig, huge, NoKeys(), slots, &error));
   EXPECT_EQ(error, "f() takes 2 positional arguments but 2147483649 were given");
-  EXPECT_EQ(slots[0].value(), 0);
-  EXPECT_EQ(slots[1].value(), 1);
+  EXPECT_EQ(slots[0].index(), 0);
+  EXPECT_EQ(slots[1].index(), 1);
 }
 
 TEST(Binding, RememberingTheLastShapeAgainWritesNothing) {
