@@ -181,3 +181,29 @@ def test_interned_keys_stay_on_the_pointer_compare():
     never = {NeverEqual("c"): 5}
     assert outcome(lambda: f(1, **never)) == outcome(lambda: fn(1, **never))
     assert outcome(lambda: f(1, **never))[0] == "TypeError"
+
+
+@pytest.fixture
+def suggestions_on():
+    """CPython 3.13's "Did you mean" wording on whatever Python runs the test (the setting is
+    libkwcall's: kwcall::SetKeywordSuggestions), restored afterwards."""
+    import ctypes
+    from pathlib import Path
+
+    import kwcall.libinfo
+
+    lib = ctypes.CDLL(str(Path(kwcall.libinfo.library_dir()) / "libkwcall.so"))
+    get, put = lib._ZN6kwcall18KeywordSuggestionsEv, lib._ZN6kwcall21SetKeywordSuggestionsEb
+    get.restype, put.argtypes = ctypes.c_bool, [ctypes.c_bool]
+    was = get()
+    put(True)
+    yield
+    put(was)
+
+
+def test_the_suggestion_for_a_str_subclass_key_comes_from_its_text(suggestions_on):
+    # Issue 31.8: CPython 3.13 suggests from the key's own text and prints str(key).
+    f = kwcall_function(oracle("a, bravo=2"))
+    with pytest.raises(TypeError) as err:
+        vectorcall(f, (1,), ((Shown("brave"), 7),))
+    assert str(err.value).endswith("unexpected keyword argument 'SHOWN'. Did you mean 'bravo'?")
