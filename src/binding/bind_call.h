@@ -20,7 +20,6 @@
 #define KWCALL_SRC_BINDING_BIND_CALL_H_
 
 #include <cstdint>
-
 #include <type_traits>
 #include <utility>
 
