@@ -96,22 +96,13 @@ template <bool kWide>
   // No pointer arithmetic past a call without a tail: the array may be null when empty.
   const TVMFFIAny* pairs = num_keywords ? raw + nargs + 1 : nullptr;
   const PackedCall call(plan_, raw, nargs, pairs, num_keywords, sentinel_);
-  // A sentinel as a value binds nothing: the full rules word the error (and throw).
-  const bool sentinel_value = SentinelAmongValues(pairs, num_keywords, sentinel_);
-  auto bind = [&](TVMFFIAny* bound) {
-    if (TVM_FFI_PREDICT_FALSE(sentinel_value)) {
-      call.BindFull(bound);
-    } else {
-      BindCall(plan_, call, bound);
-    }
-  };
   if constexpr (kWide) {
     SmallArray<TVMFFIAny, BindingPlan::kMaxMaskArity> bound(arity_);
-    bind(bound.data());
+    BindCall(plan_, call, bound.data());
     target_call_(target_obj_, reinterpret_cast<const ffi::AnyView*>(bound.data()), arity_, result);
   } else {
     TVMFFIAny bound[BindingPlan::kStackArity];
-    bind(bound);
+    BindCall(plan_, call, bound);
     target_call_(target_obj_, reinterpret_cast<const ffi::AnyView*>(bound), arity_, result);
   }
 }

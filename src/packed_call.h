@@ -28,9 +28,9 @@ inline void CopyAny(TVMFFIAny* dst, const TVMFFIAny* src) {
 }
 
 /*!
- * \brief A packed call split at its sentinel. The caller has checked that no value of the
- *        tail's pairs is the sentinel (SentinelAmongValues, kwargs_tail.h); a key that is the
- *        sentinel, or any key that is not a string, is no name, and BindFull words it.
+ * \brief A packed call split at its sentinel. A key that is the sentinel, or any key that is
+ *        not a string, is no name; a value that may be the sentinel is left to BindFull, which
+ *        reads the pairs as kwargs_tail.h does and words the error.
  */
 class PackedCall {
  public:
@@ -54,23 +54,30 @@ class PackedCall {
 
   bool KeyIs(int32_t k, int32_t param) const {
     NameKey name;
-    return NameKey::Read(pairs_[2 * k], &name) && plan_.names().Is(param, name);
+    return NameKey::Read(pairs_[2 * k], &name) && plan_.names().Is(param, name) &&
+           !MayBeSentinel(keyword_value(k));
   }
   ParamLookup FindKey(int32_t k, int32_t* hint) const {
     NameKey name;
-    if (!NameKey::Read(pairs_[2 * k], &name)) return Lookup::kFullRules;
+    if (!NameKey::Read(pairs_[2 * k], &name) || MayBeSentinel(keyword_value(k))) {
+      return Lookup::kFullRules;
+    }
     return plan_.names().Find(name, hint);
   }
   /*! \brief CPython's rules in full (binder.h): binds, or throws CPython's TypeError. */
   [[gnu::noinline]] TVM_FFI_COLD_CODE bool BindFull(TVMFFIAny* bound) const;
 
  private:
+  // One compare of the payload: a value that is not the sentinel but holds its address (an
+  // integer) only takes the full rules, which bind it.
+  bool MayBeSentinel(const TVMFFIAny& value) const { return value.v_obj == sentinel_; }
+
   const BindingPlan& plan_;
   const TVMFFIAny* raw_;
   const TVMFFIAny* pairs_;
   int32_t nargs_;
   int32_t num_keywords_;
-  const void* sentinel_;  // for BindFull's check of the pairs
+  const void* sentinel_;
 };
 
 }  // namespace kwcall

@@ -43,8 +43,9 @@ namespace kwcall {
  *                                                  else leaves the call to BindFull
  *   bool BindFull(Value* bound);                   the full rules, with their errors
  *
- * A call with a KWARGS sentinel among its values never reaches the pipeline: the front end
- * reads the tail (kwargs_tail.h) first. Each member is checked here, with its own message.
+ * The front end has split the call at its KWARGS sentinel (kwargs_tail.h); a key or value
+ * that may be another sentinel is the adapter's to leave to BindFull (KeyIs false, FindKey
+ * kFullRules). Each member is checked here, with its own message.
  */
 template <typename Call>
 constexpr bool CheckCallAdapter() {

@@ -41,19 +41,6 @@ inline int32_t FindKwargsSentinel(const TVMFFIAny* args, int32_t num_args, const
       args, num_args, [sentinel](const TVMFFIAny& a) { return IsKwargsSentinel(a, sentinel); });
 }
 
-/*!
- * \brief Whether a value of the tail's `num_keywords` pairs is the sentinel `sentinel`. Such
- *        a call binds nothing: the bind pipeline leaves it to the full rules, which word
- *        the error. Keys need no scan: a key that is the sentinel is no string.
- */
-inline bool SentinelAmongValues(const TVMFFIAny* pairs, int32_t num_keywords,
-                                const void* sentinel) {
-  for (int32_t k = 0; k < num_keywords; ++k) {
-    if (IsKwargsSentinel(pairs[2 * k + 1], sentinel)) return true;
-  }
-  return false;
-}
-
 /*! \brief A call split at its sentinel. */
 struct KwargsTail {
   int64_t nargs = 0;         // positional arguments, before the sentinel
