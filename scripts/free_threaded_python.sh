@@ -14,12 +14,12 @@ build_python_from_debian() {
   shift 3
   [ -n "$suite" ] || { echo "no Debian source for Python $version" >&2; return 1; }
   apt_install "$log" g++ curl "${PYTHON_BUILD_PACKAGES[@]}"
-  path=$(debian_upstream_tarball "$suite" "python$version")
+  path=$(debian_upstream_tarball "$suite" "python$version") || return 1
   [ -n "$path" ] || { echo "Debian $suite lists no source for python$version" >&2; return 1; }
   step "CPython $version ($*) from Debian $suite's $(basename "$path") into $prefix (log: $log)"
   src=$prefix.src
   rm -rf "$prefix" "$src" && mkdir -p "$src"
-  logged "$log" curl -fsSL --retry 3 -o "$src.tar" "$DEBIAN_MIRROR_URL/$path"
+  mirror_fetch "$path" "$src.tar" || return 1
   logged "$log" tar xf "$src.tar" --strip-components=1 -C "$src"
   logged "$log" bash -c "cd '$src' && ./configure --prefix='$prefix' $* && make -j$(nproc) &&
     make install"

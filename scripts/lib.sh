@@ -6,6 +6,9 @@ KWCALL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SUPPORTED_PYTHONS=(3.10 3.11 3.12 3.13 3.13t 3.14 3.15)
 KWCALL_LOGS=${KWCALL_LOGS:-$KWCALL_ROOT/build/logs}
 mkdir -p "$KWCALL_LOGS"
+# debian_mirror, mirror_fetch: where Debian's archive is, and fetching from it.
+# shellcheck source=scripts/debian_mirror.sh
+source "$KWCALL_ROOT/scripts/debian_mirror.sh"
 
 # step MESSAGE: a visible heading for what comes next.
 step() { printf '\n==> %s\n' "$*"; }
@@ -29,6 +32,25 @@ logged_ok() {
 
 # logged LOG COMMAND...: logged_ok, exiting on failure.
 logged() { logged_ok "$@" || exit 1; }
+
+# release_version VERSION: whether VERSION reads as a package release ("4.8.1", "0.1.13.post3"):
+# a digit first, then letters, digits and ".+_-", no "/" and no "..", so that a folder named
+# after it (build/cute/VERSION) is one folder where it should be.
+release_version() { [[ $1 =~ ^[0-9][0-9A-Za-z.+_-]*$ && $1 != *..* ]]; }
+
+# refuse_unless_releases SCRIPT PACKAGE VERSION...: fails, saying what is wrong and what to pass,
+# unless every VERSION is a release_version.
+refuse_unless_releases() {
+  local script=$1 package=$2 version
+  shift 2
+  for version in "$@"; do
+    release_version "$version" && continue
+    echo "$script: '$version' is not a $package release version (such as 1.2.3 or 0.1.13.post3):" \
+      "each argument names a release, and an environment folder is made for it; pass" \
+      "versions only" >&2
+    return 1
+  done
+}
 
 # as_root COMMAND...: COMMAND as root: directly when this is root, through sudo otherwise. What
 # needs root: apt-get, and debootstrap, the mounts and chroot of the Debian roots (roots.sh).

@@ -2,8 +2,10 @@
 
 requirements/tested.txt pins what kwcall was built and tested with, per Python version through
 environment markers. A marker cannot tell a free-threaded CPython (3.13t) from the default build
-of the same version, so requirements/free-threaded.txt holds what differs there: on a
-free-threaded interpreter, each package it names takes its lines instead of tested.txt's.
+of the same version, so requirements/free-threaded.txt holds what differs there, each line
+marked with the Pythons it serves (python_version == "3.13"): on a free-threaded interpreter of
+those versions, a package it names takes its lines instead of tested.txt's ("!NAME; MARKER":
+none at all); on the others (3.14t) tested.txt's lines stand.
 
     python scripts/pins.py                         # the pins for this Python, markers applied
     python scripts/pins.py --markers [--free-threaded] NAME...
@@ -38,14 +40,59 @@ def _requirement_lines(path: Path) -> list[str]:
     return [line for line in lines if line]
 
 
+#: One Python a free-threaded line serves; its marker is these terms joined by "or".
+_SERVES = re.compile(r'python_version\s*==\s*"(\d+\.\d+)"')
+
+
+def free_threaded_lines() -> list[tuple[str, set[str]]]:
+    """free-threaded.txt's lines with the Pythons each serves (its marker, which each must
+    have, names them)."""
+    found = []
+    for line in _requirement_lines(FREE_THREADED):
+        marker = line.partition(";")[2]
+        versions = set(_SERVES.findall(marker))
+        if not versions or _SERVES.sub("", marker).replace(" or ", "").strip():
+            raise ValueError(
+                f"requirements/{FREE_THREADED.name}: {line!r} names no Pythons it serves; mark it "
+                'with python_version == "X.Y" (several joined by "or")'
+            )
+        found.append((line, versions))
+    return found
+
+
+def _excluding(line: str, versions: set[str]) -> str:
+    """``line`` with its marker also ruling out ``versions``."""
+    requirement, _, marker = (part.strip() for part in line.partition(";"))
+    terms = " and ".join(f'python_version != "{version}"' for version in sorted(versions))
+    return f"{requirement}; ({marker}) and {terms}" if marker else f"{requirement}; {terms}"
+
+
 def pin_lines(free_threaded: bool) -> list[tuple[Path, str]]:
-    """Every pin line that may apply to such an interpreter, with the file it comes from."""
+    """Every pin line that may apply to such an interpreter, with the file it comes from (their
+    markers say where; pip applies them)."""
     pins = [(TESTED, line) for line in _requirement_lines(TESTED)]
     if not free_threaded:
         return pins
-    overrides = [(FREE_THREADED, line) for line in _requirement_lines(FREE_THREADED)]
-    replaced = {package_name(line) for _, line in overrides}
-    return [pin for pin in pins if package_name(pin[1]) not in replaced] + overrides
+    served: dict[str, set[str]] = {}
+    overrides = []
+    for line, versions in free_threaded_lines():
+        served.setdefault(package_name(line.lstrip("!")), set()).update(versions)
+        if not line.startswith("!"):
+            overrides.append((FREE_THREADED, line))
+    kept = [
+        (path, _excluding(line, served[package_name(line)]))
+        if package_name(line) in served
+        else (path, line)
+        for path, line in pins
+    ]
+    return kept + overrides
+
+
+def left_out(free_threaded: bool) -> list[str]:
+    """free-threaded.txt's "!NAME; MARKER" lines: packages such an interpreter gets none of."""
+    return (
+        [line for line, _ in free_threaded_lines() if line.startswith("!")] if free_threaded else []
+    )
 
 
 def applies(line: str) -> bool:

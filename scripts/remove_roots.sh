@@ -9,6 +9,17 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/roots.sh"
 names=("$@")
+# A named root must be one folder in $KWCALL_ROOTS: "..", "/", a path or a missing name would
+# have rm reach beyond it.
+for name in "${names[@]}"; do
+  if [[ ! $name =~ ^[A-Za-z0-9][A-Za-z0-9._+-]*$ ]] || [ -L "$KWCALL_ROOTS/$name" ] ||
+    [ ! -d "$KWCALL_ROOTS/$name" ]; then
+    echo "remove_roots.sh: '$name' is not a root in $KWCALL_ROOTS (the roots there:" \
+      "$(find "$KWCALL_ROOTS" -mindepth 1 -maxdepth 1 -printf '%f ' 2>/dev/null)); name one of" \
+      "those, or none to remove them all" >&2
+    exit 1
+  fi
+done
 if [ ${#names[@]} = 0 ] && [ -d "$KWCALL_ROOTS" ]; then
   mapfile -t names < <(ls -A "$KWCALL_ROOTS")
 fi

@@ -1,6 +1,6 @@
 # Debian roots for what this machine's own system cannot give: newer Pythons (sid), an older
 # glibc (bullseye), another architecture (arm64 under qemu). Each is made once with debootstrap
-# from Debian's mirror into build/roots/NAME and reused; in_root runs a command inside one with
+# from Debian's mirror (debian_mirror: DEBIAN_MIRROR, or this machine's) into build/roots/NAME and reused; in_root runs a command inside one with
 # the clone mounted at its own path. Making and entering a root needs root: as_root (lib.sh)
 # uses sudo when the caller is not root. Every mount is made in a private mount namespace, so
 # none is ever seen outside it, and a root is removed only when nothing is mounted below it.
@@ -88,14 +88,6 @@ remove_tree() {
   done
 }
 
-# host_apt_config: this machine's apt settings a Debian root needs to reach the mirror as this
-# machine does (proxies; no Release-date checks where the mirror is a snapshot), as apt.conf.
-host_apt_config() {
-  command -v apt-config >/dev/null || return 0
-  apt-config dump 2>/dev/null |
-    grep -E '^Acquire::((https?|ftp)::Proxy|Check-Valid-Until|Check-Date)[ :]' || true
-}
-
 # ensure_root NAME LOG: build/roots/NAME, made when absent or when its definition changed.
 ensure_root() {
   local name=$1 log=$2 dir=$KWCALL_ROOTS/$1 spec
@@ -106,7 +98,7 @@ ensure_root() {
   fi
   if [ "$(cat "$dir/.kwcall-root" 2>/dev/null)" != "$spec" ]; then
     debootstrap_root "$dir" "${ROOT_SUITE[$name]}" "${ROOT_ARCH[$name]}" "${ROOT_PACKAGES[$name]}" \
-      "$log" "${DEBIAN_MIRROR:-}"
+      "$log"
     echo "$spec" | as_root tee "$dir/.kwcall-root" >/dev/null
   fi
   root_network_files "$dir"
@@ -115,24 +107,35 @@ ensure_root() {
 }
 
 # debootstrap_root DIR SUITE ARCH PACKAGES LOG [MIRROR]: a minimal Debian (debootstrap's
-# minbase) with PACKAGES (comma-separated) made into DIR, as root, from MIRROR (debootstrap's
-# default, deb.debian.org, when empty) through this machine's apt proxy, if it has one. A
-# previous DIR is removed first (remove_tree).
+# minbase) with PACKAGES (comma-separated) made into DIR, as root, from MIRROR (debian_mirror
+# when empty) through this machine's apt proxy, if it has one. A previous DIR is removed first
+# (remove_tree).
 debootstrap_root() {
-  local dir=$1 suite=$2 arch=$3 packages=$4 log=$5 mirror=${6:-} proxy=""
+  local dir=$1 suite=$2 arch=$3 packages=$4 log=$5 mirror=${6:-}
+  [ -n "$mirror" ] || mirror=$(debian_mirror) || exit 1
   apt_install "$log" debootstrap
-  step "debootstrap $suite ($arch) into $dir (as root; log: $log)"
+  step "debootstrap $suite ($arch) into $dir from $mirror (as root; log: $log)"
   refuse_unless_root_is_mount_point || exit 1
   remove_tree "$dir" "$dir.new" || exit 1
   mkdir -p "$(dirname "$dir")"
-  eval "$(apt-config shell proxy Acquire::http::Proxy 2>/dev/null)"
   # debootstrap mounts /proc and /sys inside the new root while it works; in a private
-  # namespace those go when it ends, even when it fails halfway.
-  logged "$log" as_root unshare --mount --propagation private \
-    env ${proxy:+http_proxy="$proxy"} debootstrap --variant=minbase --arch "$arch" \
-    --include="$packages" "$suite" "$dir.new" $mirror
+  # namespace those go when it ends, even when it fails halfway. The apt proxy (it may hold a
+  # password) is read by that root process itself, from apt's configuration: it never reaches
+  # a command line or the log.
+  logged "$log" as_root env ${APT_CONFIG:+APT_CONFIG="$APT_CONFIG"} \
+    unshare --mount --propagation private bash -c "$WITH_APT_PROXY" with_apt_proxy \
+    debootstrap --variant=minbase --arch "$arch" --include="$packages" "$suite" "$dir.new" \
+    "$mirror"
   as_root mv "$dir.new" "$dir"
 }
+
+# bash -c "$WITH_APT_PROXY" NAME COMMAND...: COMMAND with http_proxy set to apt's proxy, when
+# apt has one.
+# shellcheck disable=SC2016 # expanded by that bash
+WITH_APT_PROXY='eval "$(apt-config shell http_proxy Acquire::http::Proxy 2>/dev/null)"
+[ -z "${http_proxy:-}" ] || export http_proxy
+exec "$@"'
+
 
 # root_network_files DIR: DNS, host names (sudo inside looks up this machine's name) and the
 # CA bundle as this machine has them, for apt and pip inside.
@@ -141,14 +144,6 @@ root_network_files() {
   as_root cp -L /etc/hosts "$1/etc/hosts"
   [ ! -f /etc/ssl/certs/ca-certificates.crt ] ||
     as_root cp -L /etc/ssl/certs/ca-certificates.crt "$1/etc/ssl/certs/ca-certificates.crt"
-}
-
-# host_debian_mirror: the Debian archive this machine's apt uses for its own suite.
-host_debian_mirror() {
-  local codename
-  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-  apt-get indextargets --format '$(SITE) $(RELEASE)' 2>/dev/null |
-    awk -v suite="$codename" '$2 == suite { print $1; exit }'
 }
 
 # in_root NAME COMMAND...: runs COMMAND as root inside build/roots/NAME, in the clone (mounted
@@ -167,8 +162,9 @@ in_root() {
 # "/" when CLONE is empty), with a clean environment, through scripts/root_exec.sh: in a
 # private mount namespace of its own, so no mount is seen outside it and all go when it ends.
 # The caller's pip configuration (it may hold index tokens) reaches COMMAND on a read-only
-# tmpfs, never written into DIR; when the caller is not root, the files COMMAND made in CLONE
-# (outside the roots) are given back to the caller.
+# tmpfs, never written into DIR, and so do this machine's apt proxy settings (root_exec.sh reads
+# them itself: no secret is on a command line); when the caller is not root, the files COMMAND
+# wrote in CLONE (outside the roots) are given back to the caller.
 root_exec() {
   local dir=$1 clone=$2 file pip_files=()
   shift 2
@@ -182,8 +178,8 @@ root_exec() {
     [ -f "$file" ] && pip_files+=("$file")
   done
   refuse_unless_root_is_mount_point || return 1
-  as_root env TERM="${TERM:-dumb}" CI="${CI:-}" unshare --mount --propagation private \
+  as_root env TERM="${TERM:-dumb}" CI="${CI:-}" ${APT_CONFIG:+APT_CONFIG="$APT_CONFIG"} \
+    unshare --mount --propagation private \
     bash "$KWCALL_ROOT/scripts/root_exec.sh" "$dir" "$clone" "$(id -u):$(id -g)" \
-    "$KWCALL_ROOTS" "$(printf '%s\n' "${pip_files[@]}")" "$(host_apt_config)" \
-    "${DEBIAN_MIRROR:-}" "$@"
+    "$KWCALL_ROOTS" "$(printf '%s\n' "${pip_files[@]}")" "$(debian_mirror 2>/dev/null)" "$@"
 }

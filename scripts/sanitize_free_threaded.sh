@@ -44,22 +44,16 @@ sys.exit(not sysconfig.get_config_var("Py_GIL_DISABLED")
 if ! tsan_python_works; then
   tarball=${KWCALL_CPYTHON_TARBALL:-$dir/python3.13.orig.tar}
   if [ ! -f "$tarball" ]; then
-    path=$(debian_upstream_tarball trixie python3.13)
+    apt_install "$log" curl xz-utils ca-certificates  # what reads Debian's source index
+    path=$(debian_upstream_tarball trixie python3.13) || exit 1
     [ -n "$path" ] || { echo "Debian trixie lists no source for python3.13" >&2; exit 1; }
-    step "fetch $(basename "$path") from Debian's mirror"
+    step "fetch $(basename "$path") from Debian's mirror ($(debian_mirror))"
     mkdir -p "$dir"
-    logged "$log" curl -fsSL --retry 3 -o "$tarball" "$DEBIAN_MIRROR_URL/$path"
+    mirror_fetch "$path" "$tarball" || exit 1
   fi
   step "build CPython 3.13 --disable-gil --with-thread-sanitizer into $prefix (log: $log)"
-  missing=()
-  for package in "${PYTHON_BUILD_PACKAGES[@]}"; do
-    dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
-  done
-  if [ ${#missing[@]} -gt 0 ]; then
-    logged "$log" apt-get update
-    logged "$log" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      "${missing[@]}"
-  fi
+  # As root (sudo for a plain user), as every script installs what it needs.
+  apt_install "$log" "${PYTHON_BUILD_PACKAGES[@]}"
   rm -rf "$dir/src" "$prefix" "$venv"
   mkdir -p "$dir/src"
   logged "$log" tar xf "$tarball" --strip-components=1 -C "$dir/src"

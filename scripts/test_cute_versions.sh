@@ -12,6 +12,7 @@ cd "$KWCALL_ROOT"
 
 versions=("$@")
 [ ${#versions[@]} -gt 0 ] || versions=(4.6.0 4.7.1 4.8.1)
+refuse_unless_releases "$(basename "$0")" nvidia-cutlass-dsl "${versions[@]}" || exit 1
 python=${PYTHON:-python3}
 main_venv=$(venv_path)
 bash scripts/setup.sh --no-cpp

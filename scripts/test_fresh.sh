@@ -15,7 +15,7 @@
 #   bash scripts/test_fresh.sh [COMMIT [REPO]]    # COMMIT of REPO (default: HEAD of this clone)
 #
 # Needs root (sudo otherwise), Debian's mirror and PyPI. The roots reach them as this machine
-# does: its Debian mirror and apt proxy, and its pip configuration for each command only
+# does: its Debian mirror (DEBIAN_MIRROR, or the one its apt sources name) and apt proxy, and its pip configuration for each command only
 # (scripts/roots.sh's root_exec: nothing of it is written into a root). Logs:
 # build/logs/fresh-*.log. build/fresh is removed when every step passed and kept otherwise.
 set -euo pipefail
@@ -30,7 +30,7 @@ repo=$(cd "${2:-$KWCALL_ROOT}" && pwd)
 sha=$(git -C "$repo" rev-parse --verify "$commit^{commit}")
 work=$KWCALL_ROOT/build/fresh
 user=kwfresh
-mirror=${DEBIAN_MIRROR:-$(host_debian_mirror)}
+mirror=$(debian_mirror) || exit 1
 start_all=$SECONDS
 results=()
 status=0
@@ -74,7 +74,7 @@ make_fresh_roots() {
       chmod 440 /etc/sudoers.d/$user && chown -R $user: /srv/kwcall.git"
 }
 
-step "commit $sha of $repo; Debian mirror ${mirror:-deb.debian.org}"
+step "commit $sha of $repo; Debian mirror $mirror"
 git -C "$repo" log -1 --format='    %h %s' "$sha"
 remove_tree "$work"
 mkdir -p "$work"

@@ -13,6 +13,7 @@ cd "$KWCALL_ROOT"
 
 versions=("$@")
 [ ${#versions[@]} -gt 0 ] || versions=(0.1.10 0.1.12 0.1.13.post3 0.1.15.post2)
+refuse_unless_releases "$(basename "$0")" apache-tvm-ffi "${versions[@]}" || exit 1
 python=${PYTHON:-python3}
 
 # The build and test tools at the tested pins.

@@ -54,6 +54,12 @@ TVM_FFI_STATIC_INIT_BLOCK() {
            [](ffi::Any result, ffi::String name) {
              return ExportedSignatureFromResult(result, std::string(name));
            })
+      // A companion whose text Python cannot hold (not UTF-8) is called and read here, so the
+      // error is the reader's.
+      .def("kwcall.ExportedSignatureFromCompanion",
+           [](ffi::Function companion, ffi::String name) {
+             return ExportedSignatureFromResult(companion(), std::string(name));
+           })
       .def("kwcall.Limits",
            []() {
              ffi::Map<ffi::String, int64_t> limits;

@@ -27,6 +27,7 @@ EXPORTED_SYMBOL_PREFIX = "__tvm_ffi_"
 Lookup = Callable[[str], "tvm_ffi.Function | None"]
 
 _signature_from_result = tvm_ffi.get_global_func("kwcall.ExportedSignatureFromResult")
+_signature_from_companion = tvm_ffi.get_global_func("kwcall.ExportedSignatureFromCompanion")
 
 
 def companion_name(name: str) -> str:
@@ -49,6 +50,10 @@ def exported_signature(lookup: Lookup, name: str) -> Signature | None:
         return None
     try:
         result = companion()
+    except UnicodeDecodeError:
+        # tvm-ffi could not make a str of the text it returned (not UTF-8; the companion, a C
+        # function, raised nothing): C++ calls it and reads the text, and says what is wrong.
+        return _signature_from_companion(companion, name)
     except Exception as error:
         raise RuntimeError(
             f"kwcall: {companion_name(name)}, the function carrying the signature of '{name}', "

@@ -9,7 +9,11 @@ with the permissions the umask gives. Three steps, and nothing changes until the
 2. write every file (in place, or into its temporary);
 3. rename the temporaries of the new files onto their names.
 
-A failure in step 2 or 3 (a full disk) puts back every file written so far. Special files
+A failure in step 2 or 3 (a full disk) puts back every file written so far. An existing file
+that may be written but not read (mode 0200) is opened for writing alone, as ``open(path, "wb")``
+opens it: its old bytes cannot be kept, so it is written after every other file is written and
+renamed, and a failure while it is written puts back every other file but leaves it as far as
+it was written. Special files
 (FIFOs, devices, sockets) are refused: a write to them cannot be undone. Writers to one folder
 take turns (an ``flock`` on the folder), so concurrent exports leave one writer's files, whole.
 Every error names the caller's path, never a temporary.
@@ -68,19 +72,30 @@ def _overwrite(fd: int, data: bytes) -> None:
 
 
 class _Existing:
-    """A regular file that is there: written in place, its old bytes kept to put back."""
+    """A regular file that is there: written in place, its old bytes kept to put back (None
+    when it may be written but not read: then it cannot be put back)."""
 
     def __init__(self, path: str, real: str) -> None:
         self.path = path
         # A special file swapped in since the stat neither blocks this open (O_NONBLOCK) nor
         # becomes our terminal (O_NOCTTY); the fstat then refuses it.
-        self.fd = os.open(real, os.O_RDWR | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        flags = os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+        try:
+            self.fd = os.open(real, os.O_RDWR | flags)
+            readable = True
+        except PermissionError:  # write-only: where open(path, "wb") still writes
+            self.fd = os.open(real, os.O_WRONLY | flags)
+            readable = False
         try:
             _require_regular(path, os.fstat(self.fd).st_mode)
-            self.old = _read_all(self.fd)
+            self.old = _read_all(self.fd) if readable else None
         except BaseException:
             os.close(self.fd)
             raise
+
+    @property
+    def undoable(self) -> bool:
+        return self.old is not None
 
     def write(self, data: bytes) -> None:
         _overwrite(self.fd, data)
@@ -89,7 +104,8 @@ class _Existing:
         pass
 
     def restore(self) -> None:
-        _overwrite(self.fd, self.old)
+        if self.old is not None:
+            _overwrite(self.fd, self.old)
 
     def close(self) -> None:
         os.close(self.fd)
@@ -97,6 +113,8 @@ class _Existing:
 
 class _New:
     """A file that is not there yet: written to a temporary beside it and renamed onto it."""
+
+    undoable = True
 
     def __init__(self, path: str, real: str) -> None:
         self.path, self.real, self.published = path, real, False
@@ -174,13 +192,17 @@ def write_together(files: list[tuple[str, bytes]]) -> None:
 
 def _write_and_publish(opened: list[_Existing | _New], contents: list[bytes]) -> None:
     touched: list[_Existing | _New] = []
+    pairs = list(zip(opened, contents, strict=True))
     current = opened[0]
     try:
-        for current, data in zip(opened, contents, strict=True):
+        # What can be put back first; a file whose old bytes are unknown once all else is done.
+        for current, data in [pair for pair in pairs if pair[0].undoable]:
             touched.append(current)
             current.write(data)
         for current in opened:
             current.publish()
+        for current, data in [pair for pair in pairs if not pair[0].undoable]:
+            current.write(data)
     except BaseException as error:
         for destination in reversed(touched):
             with contextlib.suppress(OSError):

@@ -27,7 +27,9 @@ def _cute_left_out() -> str | None:
     if not lines or any(pins.applies(line) for _, line in lines):
         return None
     build = "free-threaded CPython" if free_threaded else "CPython"
-    path, line = lines[0]
+    # A free-threaded.txt line that leaves it out says so best; else the pin whose marker does.
+    left_out = [line for line in pins.left_out(free_threaded) if pins.applies(line.lstrip("!"))]
+    path, line = (pins.FREE_THREADED, left_out[0]) if left_out else lines[0]
     return (
         f"nvidia-cutlass-dsl publishes no wheels for {build} "
         f"{sys.version_info[0]}.{sys.version_info[1]}, so CuTeDSL is not installed here "

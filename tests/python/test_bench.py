@@ -92,3 +92,71 @@ def test_python_thread_runner_times_every_thread():
             span, *per_thread = py_threads.runner(mix, route, 2, sharing)(50)
             assert len(per_thread) == 2 and all(0 < t <= span for t in per_thread)
     assert bool(py_threads.cells([mix], quick=True)) == FREE_THREADED
+
+
+def test_the_global_sharing_calls_through_a_module_global():
+    """The "global" loops of every thread read ``target`` from one namespace (LOAD_GLOBAL, as
+    a call of a module-level function does); the others call their argument."""
+    import dis
+
+    module = {"target": py_threads}
+    first, second = (py_threads.loop("keywords", module) for _ in range(2))
+    assert first.__globals__ is second.__globals__ is module
+    assert first.__code__ is not second.__code__  # each thread's loop its own
+    loads = {(i.opname, i.argval) for i in dis.get_instructions(first)}
+    assert ("LOAD_GLOBAL", "target") in loads
+    assert "f" not in {argval for op, argval in loads if op == "LOAD_GLOBAL"}
+    plain = {(i.opname, i.argval) for i in dis.get_instructions(py_threads.loop("keywords"))}
+    assert ("LOAD_GLOBAL", "target") not in plain and ("LOAD_FAST", "f") in plain
+
+
+def test_threads_are_pinned_where_the_machine_allows(monkeypatch):
+    import os
+    import threading
+
+    cpus = py_threads.allowed_cpus()
+    if not cpus or not hasattr(os, "sched_setaffinity"):
+        pytest.skip("no sched_getaffinity/sched_setaffinity here")
+    seen = {}
+
+    def body(i: int) -> None:
+        seen[i] = (py_threads.pin_to_cpu(i, cpus), os.sched_getaffinity(0))
+
+    threads = [threading.Thread(target=body, args=(i,)) for i in range(len(cpus) + 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for i, (cpu, affinity) in seen.items():
+        assert cpu == cpus[i % len(cpus)] and affinity == {cpu}
+    assert sorted(os.sched_getaffinity(0)) == cpus  # this thread is left as it was
+    assert py_threads.pinning().startswith("each thread pinned to one of CPUs")
+
+    def refused(pid, mask):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "sched_setaffinity", refused)
+    assert py_threads.pin_to_cpu(0, cpus) is None
+    assert (
+        py_threads.pinning()
+        == "threads not pinned (sched_setaffinity refused: Operation not permitted)"
+    )
+
+
+def test_the_machine_section_imports_no_cutedsl():
+    """Its versions come from package metadata: importing CuTeDSL turns the GIL back on under
+    free-threaded 3.14, and the Python-thread section would be gone."""
+    code = (
+        "import sys, kwcall.bench.__main__ as bench; info = bench.machine('cpu'); "
+        "print('cutlass' in sys.modules, info['nvidia_cutlass_dsl'], info['python_threads'])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    imported, version, _ = done.stdout.split(" ", 2)
+    assert imported == "False"
+    try:
+        from importlib.metadata import version as installed
+
+        expected = installed("nvidia-cutlass-dsl")
+    except Exception:  # noqa: BLE001 - not installed here
+        expected = "None"
+    assert version == expected

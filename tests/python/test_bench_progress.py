@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import struct
 import subprocess
 import sys
 import termios
+from pathlib import Path
 
 import pytest
 from helpers import TIME_SCALE
@@ -53,6 +55,22 @@ def test_disabled_says_nothing():
     assert done.stderr == b""
 
 
+def pseudo_terminal_problem() -> str | None:
+    """Why this machine gives no pseudo-terminal (a root or container whose /dev has no devpts
+    at /dev/pts), None when it gives one."""
+    try:
+        controller, terminal = os.openpty()
+    except OSError as error:
+        return f"no pseudo-terminal here (os.openpty(): {error}; is devpts mounted at /dev/pts?)"
+    os.close(controller)
+    os.close(terminal)
+    return None
+
+
+PSEUDO_TERMINAL_PROBLEM = pseudo_terminal_problem()
+
+
+@pytest.mark.skipif(PSEUDO_TERMINAL_PROBLEM is not None, reason=PSEUDO_TERMINAL_PROBLEM or "")
 def test_on_a_terminal_tqdm_bar():
     # The negative control: on a terminal the bar redraws itself in place.
     pytest.importorskip("tqdm")
@@ -79,3 +97,37 @@ def test_on_a_terminal_tqdm_bar():
     text = screen.decode(errors="replace")
     assert "\r" in text
     assert "kwcall.bench: 100%" in text and f"{SAMPLES}/{SAMPLES}" in text
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("unshare") is None,
+    reason="hiding /dev/pts (a private mount namespace) needs root and unshare",
+)
+def test_no_pseudo_terminal_is_a_skip_that_says_why():
+    """Where /dev/pts is no devpts (here: a tmpfs over it, in a mount namespace of the test's
+    own), the probe names the problem, so the terminal test skips instead of failing."""
+    probe = (
+        f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); "
+        "from test_bench_progress import PSEUDO_TERMINAL_PROBLEM; print(PSEUDO_TERMINAL_PROBLEM)"
+    )
+    done = subprocess.run(
+        [
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            'mount -t tmpfs kwcall-test /dev/pts && exec "$0" -c "$1"',
+            sys.executable,
+            probe,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60 * TIME_SCALE,
+    )
+    if done.returncode != 0 and "mount" in done.stderr:
+        pytest.skip(f"cannot hide /dev/pts here: {done.stderr.strip()}")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("no pseudo-terminal here (os.openpty(): [Errno 19]")
+    assert PSEUDO_TERMINAL_PROBLEM is None or PSEUDO_TERMINAL_PROBLEM == done.stdout.strip()

@@ -255,7 +255,9 @@ def test_a_warm_hit_needs_no_headers(cache, tmp_path):
     site = _copy_without_headers(tmp_path / "site")
     done = subprocess.run(
         [sys.executable, "-c", WARM_HIT, str(site), str(signed), str(plain)],
-        env={**os.environ, "PYTHONPATH": str(site)},
+        # The copy first; then every folder this Python imports from, so that CuTeDSL and
+        # numpy reach the child in every layout (a `pip install --target` one on PYTHONPATH).
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *filter(None, sys.path)])},
         cwd=tmp_path,
         capture_output=True,
         text=True,

@@ -37,7 +37,12 @@ CASES = {
         "raised ValueError: the companion's own failure",
         (ValueError, "the companion's own failure"),
     ),
+    # Text that is not UTF-8: C++'s reader says what is wrong (the name), as kwcall::LoadFunction
+    # does; nothing was raised by the companion.
+    "returns_bad_utf8": (ValueError, None, None),  # None: the text kwcall::LoadFunction gives
 }
+#: C++'s own reading of a companion of the tvm-ffi module (kwcall::ExportedSignature).
+cpp_exported_signature = tvm_ffi.get_global_func("kwcall.ExportedSignature")
 
 
 @cute.jit
@@ -107,6 +112,11 @@ LOADERS = {
 @pytest.mark.parametrize("loader", list(LOADERS))
 def test_every_loader_reports_a_hostile_companion_alike(objects, library, loader, name):
     error, text, cause = CASES[name]
+    if text is None:
+        with pytest.raises(error) as cpp:
+            cpp_exported_signature(library, name)
+        text = str(cpp.value)
+        assert "is not valid UTF-8" in text
     with pytest.raises(error) as raised:
         LOADERS[loader](objects, library, name)
     assert str(raised.value) == text

@@ -8,37 +8,19 @@ from __future__ import annotations
 import configparser
 import os
 import shlex
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from helpers import TIME_SCALE, wait_until
+from script_stubs import SCRIPTS, mount_namespace_problem, stub, tiny_root, with_stubs
 
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
-TOOLS = ("bash", "env", "sleep", "mountpoint")
+MOUNT_NAMESPACE_PROBLEM = mount_namespace_problem()
 pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0 or not all(shutil.which(tool) for tool in (*TOOLS, "unshare", "findmnt")),
-    reason="mount namespaces need root (and util-linux); scripts/test_fresh.sh runs this as root",
+    MOUNT_NAMESPACE_PROBLEM is not None, reason=MOUNT_NAMESPACE_PROBLEM or ""
 )
 #: A pip index token that must reach the command in the root and never the root's files.
 TOKEN = "kwcall-test-secret-3f9c"
-
-
-def tiny_root(roots: Path) -> Path:
-    """roots/tiny: this machine's bash, env, sleep and mountpoint with their libraries."""
-    root = roots / "tiny"
-    for folder in ("proc", "dev", "run", "tmp", "etc"):
-        (root / folder).mkdir(parents=True)
-    binaries = [shutil.which(tool) for tool in TOOLS] + ["/bin/bash", "/usr/bin/env"]
-    for binary in binaries:
-        libraries = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
-        for path in [binary, *(w for w in libraries.split() if w.startswith("/"))]:
-            target = root / path.lstrip("/")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(os.path.realpath(path), target)
-    (root / ".kwcall-root").write_text("tiny\n")  # what in_root checks before going in
-    return root
 
 
 def with_roots_sh(script: str) -> list[str]:
@@ -148,3 +130,154 @@ def test_remove_tree_refuses_while_something_is_mounted_below(tmp_path):
     assert done.returncode == 0, done.stderr
     assert f"refusing to remove {root}: mounted below it: {mount}" in done.stderr
     assert done.stdout.splitlines() == ["kept", "removed after umount"]
+
+
+#: An apt proxy whose password must reach the root's apt and never a command line or a log.
+APT_SECRET = "kwcall-apt-secret-77e1"
+APT_PROXY = f"http://kw:{APT_SECRET}@proxy.example:3128"
+#: apt-config as a machine behind that proxy answers (`dump`, and `shell VARIABLE KEY`).
+APT_CONFIG_STUB = f"""case $1 in
+  dump) echo 'Acquire::http::Proxy "{APT_PROXY}";' ;;
+  shell) [ "$3" = Acquire::http::Proxy ] && echo "$2='{APT_PROXY}'" ;;
+esac"""
+
+
+def command_lines_holding(secret: str) -> list[str]:
+    """The command lines of this machine's processes that hold ``secret``."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:  # the process ended
+            continue
+        if secret in text:
+            found.append(text)
+    return found
+
+
+def test_the_apt_proxy_reaches_the_command_and_no_command_line(tmp_path):
+    roots, home = tmp_path / "roots", tmp_path / "home"
+    root = tiny_root(roots)
+    stubs = tmp_path / "stubs"
+    stub(stubs, "apt-config", APT_CONFIG_STUB)
+    inside = (
+        'echo "$(<"$APT_CONFIG")"; : >/tmp/started; '
+        "for i in {1..1200}; do [ -e /tmp/go ] && break; sleep 0.05; done"
+    )
+    proc = subprocess.Popen(
+        with_roots_sh(f"in_root tiny bash -c {shlex.quote(inside)}"),
+        env=with_stubs(stubs, roots_env(roots, home)),
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_until(
+            lambda: (root / "tmp" / "started").exists() or proc.poll() is not None,
+            "the command inside the root to start",
+        )
+        assert proc.poll() is None, proc.communicate()
+        seen = command_lines_holding(APT_SECRET)
+        (root / "tmp" / "go").write_text("")
+        out, err = proc.communicate(timeout=60 * TIME_SCALE)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert seen == []  # /proc/*/cmdline is world-readable
+    assert out.strip() == f'Acquire::http::Proxy "{APT_PROXY}";'
+    found = subprocess.run(["grep", "-rl", APT_SECRET, str(root)], capture_output=True, text=True)
+    assert found.stdout == ""
+
+
+def test_debootstrap_gets_the_apt_proxy_and_its_log_does_not(tmp_path):
+    stubs, logs = tmp_path / "stubs", tmp_path / "logs"
+    stub(stubs, "apt-config", APT_CONFIG_STUB)
+    stub(stubs, "dpkg-query", "echo 'install ok installed'")  # debootstrap is "installed"
+    # What debootstrap got, then the root it makes (its target is the last but one argument).
+    stub(
+        stubs,
+        "debootstrap",
+        f'echo "proxy=${{http_proxy:-}} $*" >{tmp_path}/debootstrap.txt; mkdir -p "${{@: -2:1}}"',
+    )
+    env = with_stubs(stubs, roots_env(tmp_path / "roots", tmp_path))
+    env["KWCALL_LOGS"] = str(logs)
+    done = subprocess.run(
+        with_roots_sh(
+            f"debootstrap_root {tmp_path}/roots/x sid amd64 g++ {logs}/root.log "
+            "http://mirror.example/debian"
+        ),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60 * TIME_SCALE,
+    )
+    assert done.returncode == 0, done.stderr
+    got = (tmp_path / "debootstrap.txt").read_text().split()
+    assert got[0] == f"proxy={APT_PROXY}"
+    assert got[-3:] == ["sid", f"{tmp_path}/roots/x.new", "http://mirror.example/debian"]
+    assert (tmp_path / "roots" / "x").is_dir()
+    assert "debootstrap" in (logs / "root.log").read_text()
+    assert APT_SECRET not in (logs / "root.log").read_text() + done.stdout + done.stderr
+
+
+def test_files_go_back_to_the_caller_only_where_the_command_wrote_them(tmp_path):
+    """The clone's path holds glob characters and the roots folder is named with a trailing
+    slash (neither may stop the walk from pruning the roots); the root's /dev is the machine's
+    (never to be chowned); a root-owned setuid file that was there before stays root's; a hard
+    link the command makes to a root's file leaves that file root's. chown is a stub that
+    changes only files under the clone and records every path it is given."""
+    owner = 4242
+    clone = tmp_path / "clone[1]"
+    roots = clone / "build" / "roots"
+    root = tiny_root(roots)
+    (root / "etc" / "shadow").write_text("root's\n")
+    kept = clone / "build" / "fresh" / "root" / "usr" / "bin" / "sudo"
+    kept.parent.mkdir(parents=True)
+    kept.write_text("")
+    kept.chmod(0o4755)
+    for folder in (clone, clone / "build"):
+        os.chown(folder, owner, owner)
+    stubs = tmp_path / "stubs"
+    stub(stubs, "id", f'[ "$1" = -u ] || [ "$1" = -g ] && echo {owner} || exec /usr/bin/id "$@"')
+    stub(stubs, "sudo", 'exec "$@"')  # this is root already: the caller "is" the owner above
+    stub(
+        stubs,
+        "chown",
+        f"""printf '%s\\n' "$@" >>{tmp_path}/chowned.txt
+for path in "${{@:3}}"; do [[ $path == "{clone}"/* && $path != "{roots}"/* ]] || exit 1; done
+exec /bin/chown "$@\"""",
+    )
+    shadow = shlex.quote(f"{root}/etc/shadow")
+    made = f"mkdir -p build/made && : >build/made/file && ln {shadow} build/linked && echo ran"
+    env = with_stubs(stubs, roots_env(roots, tmp_path))
+    env["KWCALL_ROOTS"] = f"{roots}/"
+    done = subprocess.run(
+        with_roots_sh(f"root_exec {root} {shlex.quote(str(clone))} bash -c {shlex.quote(made)}"),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60 * TIME_SCALE,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ran"
+    chowned = (tmp_path / "chowned.txt").read_text().splitlines()
+    assert chowned[:2] == ["-h", f"{owner}:{owner}"]
+    assert sorted(chowned[2:]) == [f"{clone}/build/made", f"{clone}/build/made/file"]
+    assert (clone / "build" / "made" / "file").stat().st_uid == owner
+    assert kept.stat().st_uid == 0 and kept.stat().st_mode & 0o4000
+    assert (root / "etc" / "shadow").stat().st_uid == 0
+    assert (root / "dev").stat().st_uid == 0
+
+
+def test_a_root_that_is_no_mount_point_is_a_skip_that_says_why(tmp_path):
+    """In a plain chroot (the tiny root's "/" is a folder, no mount point) the probe that
+    decides this module's skip names the problem instead of letting the tests fail there."""
+    root = tiny_root(tmp_path / "roots")
+    problem = mount_namespace_problem(prefix=("chroot", str(root)))
+    assert problem is not None
+    assert problem.startswith("no private mount namespace here (unshare: cannot change root ")
+    assert problem.endswith(
+        "/ is no mount point (a plain chroot) or this is a container without the capability"
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import importlib.metadata
 import os
 import platform
 import shlex
@@ -93,6 +94,16 @@ def source_commit() -> str | None:
     return commit + ("-dirty" if dirty else "")
 
 
+def installed_version(distribution: str) -> str | None:
+    """An installed distribution's version, read from its metadata (None when it is not
+    installed): never imported, since importing CuTeDSL turns the GIL back on under
+    free-threaded 3.14 (its extension does not declare itself free of it)."""
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
 def machine(device: str) -> dict[str, Any]:
     cpu = platform.processor() or platform.machine()
     try:
@@ -112,15 +123,9 @@ def machine(device: str) -> dict[str, Any]:
         # Other load skews every number, thread scaling most: record it beside them.
         "loadavg_1min_at_start": os.getloadavg()[0],
         "gil": "off (free-threaded)" if py_threads.free_threaded() else "on",
+        "python_threads": py_threads.pinning(),
     }
-    try:
-        from importlib.metadata import version
-
-        import cutlass  # noqa: F401  # only its version is recorded
-
-        info["nvidia_cutlass_dsl"] = version("nvidia-cutlass-dsl")
-    except Exception:
-        info["nvidia_cutlass_dsl"] = None
+    info["nvidia_cutlass_dsl"] = installed_version("nvidia-cutlass-dsl")
     if device == "cuda":
         import torch
 

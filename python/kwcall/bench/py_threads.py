@@ -8,9 +8,12 @@ itself (a fresh tvm_ffi.Function for the same handle, a copy of the kwcall.Funct
 CuTeDSL-like object), so threads share only what the routes share inside; "handed", the same
 objects made one after another by the main thread and handed out (objects made together sit
 together in memory, and another thread made their reference counts); and "shared", every
-thread calling the one object, as a program calls one module-level function. Every thread
-passes argument objects of its own and runs a loop compiled for it, so the loop's constants
-and the arguments' reference counts are not what is measured."""
+thread calling the one object, passed to its loop as an argument; and "global", every thread
+calling the one object through a module-level global, as a program calls a module's function
+(LOAD_GLOBAL takes a reference to the shared object on every call; on 3.14 an argument's load
+takes none). Every thread passes argument objects of its own and runs a loop compiled for it,
+so the loop's constants and the arguments' reference counts are not what is measured. Each
+thread is pinned to a CPU of its own where the machine allows it (pin_to_cpu)."""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ import sys
 import sysconfig
 import threading
 import time
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -29,11 +33,12 @@ from .cells import UNBOUNDED_CALLS, Cell
 from .routes import ALPHA, BETA, CuteLikeFunction, Mix
 
 PY_SCALING_ROUTES = ("A", "B", "D", "F")
-SHARING = ("own", "handed", "shared")
+SHARING = ("own", "handed", "shared", "global")
 SHARING_TEXT = {
     "own": "a function object per thread, made on that thread",
     "handed": "a function object per thread, all made by the main thread",
-    "shared": "one object shared by every thread",
+    "shared": "one object shared by every thread, passed to the loop as an argument",
+    "global": "one object shared by every thread, called through a module-level global",
 }
 #: The most threads measured: 16 where the machine has the cores.
 MAX_THREADS = 16
@@ -68,19 +73,56 @@ def _own_function(mix: Mix, route: str) -> Any:
 
 
 # The timed loop, compiled once per thread: its code object (and so its constants, such as
-# the keyword names tuple) belongs to that thread alone.
+# the keyword names tuple) belongs to that thread alone. It calls `f`, its argument, or, for
+# the "global" sharing, `target`, a global of the module namespace every thread's loop shares.
 _LOOP = {
     "positional": "def loop(n, f, x, alpha, beta):\n    for _ in range(n):\n"
-    "        f(x, alpha, beta)\n",
+    "        {callee}(x, alpha, beta)\n",
     "keywords": "def loop(n, f, x, alpha, beta):\n    for _ in range(n):\n"
-    "        f(x, alpha=alpha, beta=beta)\n",
+    "        {callee}(x, alpha=alpha, beta=beta)\n",
 }
 
 
-def _loop(shape: str) -> Callable[..., None]:
+def loop(shape: str, module: dict[str, Any] | None = None) -> Callable[..., None]:
+    """A fresh timed loop of ``shape``: calling its argument ``f``, or, given ``module`` (one
+    namespace for every thread, holding ``target``), calling that global."""
+    source = _LOOP[shape].format(callee="f" if module is None else "target")
     namespace: dict[str, Any] = {}
-    exec(compile(_LOOP[shape], f"<kwcall.bench {shape} loop>", "exec"), namespace)
-    return namespace["loop"]
+    exec(compile(source, f"<kwcall.bench {shape} loop>", "exec"), namespace)
+    made = namespace["loop"]
+    return made if module is None else types.FunctionType(made.__code__, module)
+
+
+def pin_to_cpu(i: int, cpus: list[int]) -> int | None:
+    """Pins the calling thread to ``cpus[i % len(cpus)]`` (``cpus``: those this process may
+    run on, read before any thread was pinned) so that threads do not migrate during a sample;
+    the CPU, or None where the machine does not allow it (no sched_setaffinity, or refused)."""
+    if not cpus or not hasattr(os, "sched_setaffinity"):
+        return None
+    cpu = cpus[i % len(cpus)]
+    try:
+        os.sched_setaffinity(0, {cpu})  # 0: the calling thread alone
+    except OSError:
+        return None
+    return cpu
+
+
+def pinning() -> str:
+    """What the Python-thread cells do about CPUs here, for the results' machine section."""
+    cpus = allowed_cpus()
+    if not cpus or not hasattr(os, "sched_setaffinity"):
+        return "threads not pinned (no sched_setaffinity here)"
+    try:
+        os.sched_setaffinity(0, set(cpus))  # what it is already: a test of the right to set it
+    except OSError as error:
+        return f"threads not pinned (sched_setaffinity refused: {error.strerror})"
+    return f"each thread pinned to one of CPUs {cpus[0]}-{cpus[-1]} ({len(cpus)} allowed)"
+
+
+def allowed_cpus() -> list[int]:
+    """The CPUs this process may run on, in order; empty where that cannot be read."""
+    getaffinity = getattr(os, "sched_getaffinity", None)
+    return sorted(getaffinity(0)) if getaffinity is not None else []
 
 
 def runner(mix: Mix, route: str, threads: int, sharing: str) -> Callable[[int], list[int]]:
@@ -93,20 +135,23 @@ def runner(mix: Mix, route: str, threads: int, sharing: str) -> Callable[[int], 
         go = threading.Event()
         spans = [(0, 0)] * threads
         handed = [_own_function(mix, route) for _ in range(threads)] if sharing == "handed" else []
+        module = {"target": shared} if sharing == "global" else None
+        cpus = allowed_cpus()
 
         def body(i: int) -> None:
+            pin_to_cpu(i, cpus)
             if sharing == "own":
                 fn = _own_function(mix, route)
             else:
                 fn = handed[i] if handed else shared
-            loop = _loop(shape)
+            timed = loop(shape, module)
             x, beta = int(mix.lead[0]), int(BETA)
             alpha = float(str(ALPHA))  # a float object of this thread's own
-            loop(1, fn, x, alpha, beta)  # warm
+            timed(1, fn, x, alpha, beta)  # warm
             ready.wait()
             go.wait()
             begin = time.perf_counter_ns()
-            loop(n, fn, x, alpha, beta)
+            timed(n, fn, x, alpha, beta)
             spans[i] = (begin, time.perf_counter_ns())
 
         workers = [threading.Thread(target=body, args=(i,)) for i in range(threads)]
