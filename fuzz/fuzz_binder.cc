@@ -123,9 +123,10 @@ struct Item {
   std::shared_ptr<std::vector<char>> buffer;
 };
 
-// Forms that are read as C strings stop at the first NUL byte.
+// Forms that are read as C strings stop at the first NUL byte (a std::string's Kw keeps all
+// its bytes).
 bool ReadsAsCString(NameForm form) {
-  return form == NameForm::kRawStr || form == NameForm::kKwCStr || form == NameForm::kKwStdString;
+  return form == NameForm::kRawStr || form == NameForm::kKwCStr;
 }
 
 std::string ObjectText(int64_t id) { return "value_" + std::to_string(id); }
@@ -143,6 +144,7 @@ struct Packed {
   std::deque<std::string> strings;
   std::vector<ffi::String> objects;
   std::vector<ffi::Array<ffi::Any>> arrays;
+  std::deque<Kw<int64_t>> kws;  // a Kw holds its name when it copied it (below 16 bytes)
 };
 
 const char* FillBuffer(Item* item) {
@@ -178,13 +180,16 @@ TVMFFIAny PackName(Item* item, Packed* packed) {
       packed->objects.push_back(ffi::String(std::string(text)));
       return Raw(packed->objects.back());
     case NameForm::kKwCStr:
-      return Kw<int64_t>(FillBuffer(item), 0).name;
+      packed->kws.emplace_back(FillBuffer(item), 0);
+      return packed->kws.back().name;
     case NameForm::kKwStdString:
       packed->strings.push_back(text);
-      return Kw<int64_t>(packed->strings.back(), 0).name;
+      packed->kws.emplace_back(packed->strings.back(), 0);
+      return packed->kws.back().name;
     case NameForm::kKwString:
       packed->objects.push_back(ffi::String(text.data(), text.size()));
-      return Kw<int64_t>(packed->objects.back(), 0).name;
+      packed->kws.emplace_back(packed->objects.back(), 0);
+      return packed->kws.back().name;
   }
   Fail("unknown name form");
 }

@@ -58,7 +58,7 @@ CallSite::CallSite(ffi::Function f, int32_t num_positional, std::vector<std::str
   std::vector<NameKey> names;
   names.reserve(keywords_.size());
   for (const std::string& keyword : keywords_) names.emplace_back(keyword);
-  std::vector<int32_t> slots(arity_);
+  std::vector<Slot> slots(arity_, SlotMark::kUnbound);
   std::string error;
   if (!BindSlots(signature_, num_positional, KeywordNames(plan.names(), names.data(), num_keywords),
                  slots.data(), &error)) {
@@ -69,11 +69,11 @@ CallSite::CallSite(ffi::Function f, int32_t num_positional, std::vector<std::str
   param_of_value_.resize(num_values_);
   bool in_order = arity_ <= kInlineArity;
   for (int32_t i = 0; i < arity_; ++i) {
-    if (slots[i] == kUseDefault) {
+    if (slots[i].is(SlotMark::kDefault)) {
       defaults_.push_back(Default{i, plan.default_views()[i]});
     } else {
-      param_of_value_[slots[i]] = i;
-      in_order = in_order && slots[i] == i;
+      param_of_value_[slots[i].index()] = i;
+      in_order = in_order && slots[i].index() == i;
     }
   }
   // Value v fills parameter v for every value: the call writes them as a direct call would.

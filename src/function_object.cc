@@ -1,109 +1,20 @@
-// The kwcall function object (function_object.h): its entry points, the adapter that hands a
-// packed call to the bind pipeline, and the public functions that make and inspect it.
+// The kwcall function object (function_object.h): its entry points, which split a packed
+// call at its KWARGS tail and hand it to the bind pipeline (binding/bind_call.h, through
+// packed_call.h), and the public functions that make and inspect it.
 #include "function_object.h"
 
 #include <kwcall/function.h>
 #include <kwcall/kwargs.h>
 #include <tvm/ffi/error.h>
 
-#include <cstring>
-#include <string>
-
 #include "binding/bind_call.h"
-#include "binding/binder.h"
 #include "binding/binding_errors.h"
 #include "binding/binding_plan.h"
 #include "binding/kwargs_tail.h"
 #include "binding/small_array.h"
+#include "packed_call.h"
 
 namespace kwcall {
-namespace {
-
-/*!
- * \brief Copy one packed argument. Callers write packed arguments as two 8-byte stores (type,
- *        then value); copying them as two 8-byte words lets the CPU forward those stores, where
- *        one 16-byte load across them would stall for the length of a call.
- */
-inline void CopyAny(TVMFFIAny* dst, const TVMFFIAny* src) {
-  uint64_t words[2];
-  std::memcpy(words, src, sizeof(words));
-  asm("" : "+r"(words[0]), "+r"(words[1]));  // two scalar loads, not one vector load
-  std::memcpy(dst, words, sizeof(words));
-}
-
-// One packed call for the bind pipeline (binding/bind_call.h): positional arguments, then
-// the KWARGS tail's pairs, keys read as text.
-class PackedCall {
- public:
-  using Value = TVMFFIAny;
-
-  PackedCall(const BindingPlan& plan, const TVMFFIAny* raw, int32_t nargs, const TVMFFIAny* pairs,
-             int32_t num_keywords, const void* sentinel)
-      : plan_(plan),
-        raw_(raw),
-        pairs_(pairs),
-        nargs_(nargs),
-        num_keywords_(num_keywords),
-        sentinel_(sentinel) {}
-
-  static void Copy(TVMFFIAny* dst, const TVMFFIAny& src) { CopyAny(dst, &src); }
-  int32_t nargs() const { return nargs_; }
-  int32_t num_keywords() const { return num_keywords_; }
-  const TVMFFIAny& positional(int32_t i) const { return raw_[i]; }
-  const TVMFFIAny& keyword_value(int32_t k) const { return pairs_[2 * k + 1]; }
-  const TVMFFIAny* defaults() const { return plan_.default_views(); }
-
-  bool KeyIs(int32_t k, int32_t param) const {
-    NameKey name;
-    return NameKey::Read(pairs_[2 * k], &name) && plan_.names().Is(param, name) &&
-           !IsKwargsSentinel(pairs_[2 * k + 1], sentinel_);
-  }
-  int32_t FindKey(int32_t k, int32_t* hint) const {
-    NameKey name;
-    if (!NameKey::Read(pairs_[2 * k], &name) || IsKwargsSentinel(pairs_[2 * k + 1], sentinel_)) {
-      return kFullRules;
-    }
-    return plan_.names().Find(name, hint);
-  }
-  // CPython's rules in full (binder.h): binds, or throws CPython's TypeError.
-  [[gnu::noinline]] TVM_FFI_COLD_CODE bool BindFull(TVMFFIAny* bound) const;
-
- private:
-  const BindingPlan& plan_;
-  const TVMFFIAny* raw_;
-  const TVMFFIAny* pairs_;
-  int32_t nargs_;
-  int32_t num_keywords_;
-  const void* sentinel_;
-};
-
-bool PackedCall::BindFull(TVMFFIAny* bound) const {
-  const Signature& sig = plan_.signature();
-  SmallArray<NameKey> names(num_keywords_);
-  int64_t at = 0;
-  const TailFault fault = CheckKwargsPairs(
-      pairs_, num_keywords_, [&](const TVMFFIAny& a) { return IsKwargsSentinel(a, sentinel_); },
-      // Keys are read as they are checked (`at` is the pair being checked).
-      [&](const TVMFFIAny& a) { return NameKey::Read(a, &names[at]); }, &at);
-  if (TVM_FFI_PREDICT_FALSE(fault != TailFault::kNone)) {
-    const TVMFFIAny& key = pairs_[2 * at];
-    TVM_FFI_THROW(TypeError) << binding_errors::KwargsPair(
-        sig, fault, at, reinterpret_cast<const ffi::AnyView&>(key).GetTypeKey(),
-        fault == TailFault::kSentinelAsValue ? names[at].view() : std::string_view());
-  }
-  const int32_t arity = plan_.arity();
-  SmallArray<int32_t> slots(arity);
-  std::string error;
-  if (!BindSlots(sig, nargs_, KeywordNames(plan_.names(), names.data(), num_keywords_),
-                 slots.data(), &error)) {
-    TVM_FFI_THROW(TypeError) << error;
-  }
-  FillBound(slots.data(), arity, nargs_, raw_, pairs_ != nullptr ? pairs_ + 1 : nullptr, 2,
-            plan_.default_views(), bound);
-  return true;
-}
-
-}  // namespace
 
 KwFunctionObj::KwFunctionObj(ffi::Function target, Signature signature)
     : target_(std::move(target)),
@@ -118,7 +29,7 @@ KwFunctionObj::KwFunctionObj(ffi::Function target, Signature signature)
 }
 
 // The entry point, fixed by the signature: a forward unrolled for the arity when it is small,
-// and bound values on the stack or (more than kInlineArity parameters) on the heap.
+// and bound values in a stack array of kStackArity or (wider) of kMaxMaskArity values.
 KwFunctionObj::FCall KwFunctionObj::EntryFor(const BindingPlan& plan) {
   if (plan.wide()) return Entry<kAnyArity, true>;
   switch (plan.arity()) {
@@ -190,7 +101,7 @@ template <bool kWide>
     BindCall(plan_, call, bound.data());
     target_call_(target_obj_, reinterpret_cast<const ffi::AnyView*>(bound.data()), arity_, result);
   } else {
-    TVMFFIAny bound[BindingPlan::kInlineArity];
+    TVMFFIAny bound[BindingPlan::kStackArity];
     BindCall(plan_, call, bound);
     target_call_(target_obj_, reinterpret_cast<const ffi::AnyView*>(bound), arity_, result);
   }

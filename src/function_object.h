@@ -1,7 +1,7 @@
 // The kwcall function object: a tvm-ffi function that owns a target and its binding plan.
-// Its C++ entry point is chosen when it is made, from the plan's call kind: a full-arity call
-// without KWARGS is forwarded untouched; every other call goes through the bind pipeline
-// (binding/bind_call.h).
+// Its C++ entry point is chosen when it is made, from the plan's arity (EntryFor): a
+// full-arity call without KWARGS is forwarded untouched; every other call goes through the
+// bind pipeline (binding/bind_call.h, through the adapter in packed_call.h).
 #ifndef KWCALL_SRC_FUNCTION_OBJECT_H_
 #define KWCALL_SRC_FUNCTION_OBJECT_H_
 

@@ -52,42 +52,94 @@ inline TVMFFIAny SentinelView() {
 /*!
  * \brief One keyword argument, a name and a value (held by value), for kwcall::Call.
  *
- * The name is viewed, not copied (names up to 15 bytes are copied inline): it must outlive
- * the call, as a string literal or a named string does. A temporary std::string or
- * ffi::String would be gone before the call, so those forms do not compile.
+ * Names shorter than 16 bytes are copied into the Kw; a longer name is viewed, not copied:
+ * its bytes must stay alive and unchanged until the call returns, as a string literal's or a
+ * named string's do. A temporary std::string or ffi::String would be gone before the call,
+ * so those forms do not compile. A name is its bytes: a std::string's or ffi::String's
+ * length counts, embedded NUL bytes included (such a name is no parameter's, and the call
+ * fails naming it).
  */
 template <typename T>
 struct Kw {
-  Kw(const char* name, T value) : name(NameView(name)), value(std::move(value)) {}
-  Kw(const std::string& name, T value) : name(NameView(name.c_str())), value(std::move(value)) {}
+  Kw(const char* name, T value) : Kw(std::string_view(name), name, std::move(value)) {}
+  Kw(const std::string& name, T value)
+      : Kw(std::string_view(name), name.c_str(), std::move(value)) {}
   Kw(const ffi::String& name, T value)
       : name(RawView(ffi::AnyView(name))), value(std::move(value)) {}
   // Rvalue strings (const or not) bind here rather than above: refused at compile time.
   Kw(const std::string&& name, T value) = delete;
   Kw(const ffi::String&& name, T value) = delete;
-  /*! \brief The name as a packed string: inline when short, so binding reads no memory. */
+  Kw(const Kw& other) : name(other.name), value(other.value), owned_(other.owned_) {
+    CopyText(other);
+  }
+  Kw(Kw&& other)
+      : name(other.name), value(std::move(other.value)), owned_(std::move(other.owned_)) {
+    CopyText(other);
+  }
+  Kw& operator=(const Kw& other) {
+    if (this != &other) {
+      name = other.name;
+      value = other.value;
+      owned_ = other.owned_;
+      CopyText(other);
+    }
+    return *this;
+  }
+  Kw& operator=(Kw&& other) {
+    if (this != &other) {
+      name = other.name;
+      value = std::move(other.value);
+      owned_ = std::move(other.owned_);
+      CopyText(other);
+    }
+    return *this;
+  }
+
+  /*!
+   * \brief The name as a packed string: inline when shorter than 8 bytes, so binding reads no
+   *        memory; a C string in this Kw up to 15 bytes; the caller's bytes beyond.
+   */
   TVMFFIAny name;
   T value;
 
  private:
+  // A name of this many bytes or more is viewed; a shorter one is copied.
+  static constexpr size_t kCopiedBelow = 16;
+
+  Kw(std::string_view text, const char* c_str, T value) : name{}, value(std::move(value)) {
+    if (text.size() < sizeof(name.v_bytes)) {
+      name.type_index = ffi::TypeIndex::kTVMFFISmallStr;
+      name.small_str_len = static_cast<uint32_t>(text.size());
+      std::memcpy(name.v_bytes, text.data(), text.size());
+    } else if (std::memchr(text.data(), '\0', text.size()) != nullptr) {
+      // A C string would end at the NUL: a string object keeps the whole name.
+      owned_ = ffi::String(text.data(), text.size());
+      name = RawView(ffi::AnyView(owned_));
+    } else if (text.size() < kCopiedBelow) {
+      std::memcpy(text_, text.data(), text.size());
+      text_[text.size()] = '\0';
+      name.type_index = ffi::TypeIndex::kTVMFFIRawStr;
+      name.v_c_str = text_;
+    } else {
+      name.type_index = ffi::TypeIndex::kTVMFFIRawStr;
+      name.v_c_str = c_str;
+    }
+  }
   static TVMFFIAny RawView(const ffi::AnyView& view) {
     TVMFFIAny raw;
     std::memcpy(&raw, &view, sizeof(raw));
     return raw;
   }
-  static TVMFFIAny NameView(const char* c_str) {
-    std::string_view text(c_str);
-    TVMFFIAny view{};
-    if (text.size() < sizeof(view.v_bytes)) {
-      view.type_index = ffi::TypeIndex::kTVMFFISmallStr;
-      view.small_str_len = static_cast<uint32_t>(text.size());
-      std::memcpy(view.v_bytes, text.data(), text.size());
-    } else {
-      view.type_index = ffi::TypeIndex::kTVMFFIRawStr;
-      view.v_c_str = c_str;
+  // After `name` was copied from `other`'s: a name `other` holds in text_ is held here too.
+  void CopyText(const Kw& other) {
+    if (name.type_index == ffi::TypeIndex::kTVMFFIRawStr && name.v_c_str == other.text_) {
+      std::memcpy(text_, other.text_, sizeof(text_));
+      name.v_c_str = text_;
     }
-    return view;
   }
+
+  ffi::String owned_;        // a name with a NUL byte, 8 bytes or longer
+  char text_[kCopiedBelow];  // a copied name of 8 to 15 bytes, NUL-terminated
 };
 template <typename T>
 Kw(const char*, T) -> Kw<T>;

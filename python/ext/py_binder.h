@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "base_layout.h"
-#include "binding/bind_call.h"
+#include "binding/kwargs_tail.h"
 #include "binding/binding_plan.h"
 
 namespace kwcall {
@@ -57,9 +57,9 @@ class PyBinder {
   }
   /*!
    * \brief Bind a call to the signature (CPython's rules, CPython's TypeError texts), unpack
-   *        where the signature says so, and call the target. In a call without keywords, a
-   *        KWARGS sentinel among the positional arguments starts tvm-ffi's keyword tail, as for
-   *        C++ callers.
+   *        where the signature says so, and call the target (py_call.cc). A KWARGS sentinel
+   *        among the values starts tvm-ffi's keyword tail (an error in a call with keywords),
+   *        as for C++ callers.
    */
   template <bool kUnpack>
   PyObject* BindAndCall(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
@@ -102,7 +102,7 @@ class PyBinder {
                                 PyObject* kwnames) const;
   template <bool kUnpack>
   PyObject* CallWithKwargsTail(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                               Py_ssize_t sentinel_at) const;
+                               PyObject* kwnames, Py_ssize_t sentinel_at) const;
   PyObject* Unpack(PyObject* const* bound) const;
   bool IsSentinel(PyObject* obj) const {
     return Py_TYPE(obj) == sentinel_type_ && ChandleOf(obj) == sentinel_handle_;

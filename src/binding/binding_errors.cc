@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <sstream>
 
-#include "binding/binder.h"
 #include "binding/suggest.h"
 
 namespace kwcall {
@@ -30,10 +29,10 @@ std::string JoinNatural(const std::vector<std::string>& names) {
 
 }  // namespace
 
-std::string TooManyPositional(const Signature& sig, int64_t given, const int32_t* slots) {
+std::string TooManyPositional(const Signature& sig, int64_t given, const Slot* slots) {
   int32_t kwonly_given = 0;
   for (int32_t i = sig.num_positional(); i < sig.num_params(); ++i) {
-    if (slots[i] != kUnbound) ++kwonly_given;
+    if (!slots[i].is(SlotMark::kUnbound)) ++kwonly_given;
   }
   const int32_t argcount = sig.num_positional();
   const int32_t defcount = sig.num_positional_defaults();
@@ -56,13 +55,13 @@ std::string TooManyPositional(const Signature& sig, int64_t given, const int32_t
   return os.str();
 }
 
-std::string Missing(const Signature& sig, const int32_t* slots, bool keyword_only) {
+std::string Missing(const Signature& sig, const Slot* slots, bool keyword_only) {
   int32_t start = keyword_only ? sig.num_positional() : 0;
   int32_t end =
       keyword_only ? sig.num_params() : sig.num_positional() - sig.num_positional_defaults();
   std::vector<std::string> names;
   for (int32_t i = start; i < end; ++i) {
-    if (slots[i] == kUnbound) names.push_back(Quoted(sig.param_name(i)));
+    if (slots[i].is(SlotMark::kUnbound)) names.push_back(Quoted(sig.param_name(i)));
   }
   std::ostringstream os;
   os << sig.name() << "() missing " << names.size() << " required "
@@ -71,13 +70,13 @@ std::string Missing(const Signature& sig, const int32_t* slots, bool keyword_onl
   return os.str();
 }
 
-std::string MultipleValues(const Signature& sig, std::string_view key) {
-  return sig.name() + "() got multiple values for argument '" + std::string(key) + "'";
+std::string MultipleValues(const Signature& sig, std::string_view shown) {
+  return sig.name() + "() got multiple values for argument '" + std::string(shown) + "'";
 }
 
-std::string UnexpectedKeyword(const Signature& sig, std::string_view key) {
+std::string UnexpectedKeyword(const Signature& sig, std::string_view shown, std::string_view key) {
   std::string text =
-      sig.name() + "() got an unexpected keyword argument '" + std::string(key) + "'";
+      sig.name() + "() got an unexpected keyword argument '" + std::string(shown) + "'";
   if (!KeywordSuggestions()) return text;
   // CPython 3.13 suggests among the names a keyword may bind: not the positional-only ones.
   std::vector<std::string_view> candidates;

@@ -12,17 +12,24 @@
 #include <string_view>
 #include <vector>
 
+#include "binding/index_or.h"
 #include "binding/kwargs_tail.h"
 
 namespace kwcall {
+
 namespace binding_errors {
 
 // CPython's texts. `slots` are BindSlots' (binder.h).
-std::string TooManyPositional(const Signature& sig, int64_t given, const int32_t* slots);
-std::string Missing(const Signature& sig, const int32_t* slots, bool keyword_only);
-/*! \brief `key` as the caller passed it (CPython prints the keyword, not the parameter). */
-std::string MultipleValues(const Signature& sig, std::string_view key);
-std::string UnexpectedKeyword(const Signature& sig, std::string_view key);
+std::string TooManyPositional(const Signature& sig, int64_t given, const Slot* slots);
+std::string Missing(const Signature& sig, const Slot* slots, bool keyword_only);
+/*! \brief `shown`: the key as CPython prints it (str(key)), not the parameter. */
+std::string MultipleValues(const Signature& sig, std::string_view shown);
+/*!
+ * \brief `shown`: the key as CPython prints it (str(key)); `text`: its own text, which the
+ *        "Did you mean" suggestion is made from (the two differ only for a Python str
+ *        subclass with a __str__ of its own).
+ */
+std::string UnexpectedKeyword(const Signature& sig, std::string_view shown, std::string_view text);
 /*! \brief `keys`: the keywords that name positional-only parameters, in CPython's order. */
 std::string PositionalOnlyAsKeyword(const Signature& sig, const std::vector<std::string>& keys);
 /*! \brief A keyword name that is not a string (Python C API callers). */

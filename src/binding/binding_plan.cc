@@ -1,7 +1,7 @@
 // The binding plan of one kwcall function (binding_plan.h).
 #include "binding/binding_plan.h"
 
-#include "binding/binder.h"
+#include "binding/index_or.h"
 
 namespace kwcall {
 
@@ -29,16 +29,16 @@ BindingPlan::BindingPlan(Signature signature)
   }
 }
 
-void BindingPlan::RememberSlots(const int32_t* slots, int32_t nargs, int32_t num_keywords) const {
+void BindingPlan::RememberSlots(const Slot* slots, int32_t nargs, int32_t num_keywords) const {
   if (!Remembers(num_keywords)) return;
   KeywordShapes::Shape shape;
   shape.nargs = nargs;
   shape.num_keywords = num_keywords;
   for (int32_t i = 0; i < arity_; ++i) {
-    if (slots[i] == kUseDefault) {
+    if (slots[i].is(SlotMark::kDefault)) {
       shape.defaults |= uint64_t{1} << i;
-    } else if (slots[i] >= nargs) {
-      shape.params[slots[i] - nargs] = i;
+    } else if (slots[i].index() >= nargs) {
+      shape.params[slots[i].index() - nargs] = i;
     }
   }
   shapes_.Remember(shape);

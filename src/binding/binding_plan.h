@@ -1,9 +1,9 @@
 // What binding a call to one kwcall function needs beyond its Signature, computed once when
 // the function is made and shared by both front ends: the C++ function object owns it
 // (function_object.h), and a kwcall.Function reaches it through the C++ function it wraps
-// (PlanOf there). Parameter names, the masks and default values of the one-pass bind, which calls
-// need no lookup at all, and the keyword-shape cache with its policy all live here, so a
-// binding rule is one edit for both languages.
+// (PlanOf there). Parameter names, the masks and default values of the one-pass bind, which
+// calls need no lookup at all, and the keyword-shape cache with its policy all live here, so
+// a binding rule is one edit for both languages.
 #ifndef KWCALL_SRC_BINDING_BINDING_PLAN_H_
 #define KWCALL_SRC_BINDING_BINDING_PLAN_H_
 
@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "binding/index_or.h"
 #include "binding/keyword_shapes.h"
 #include "binding/param_names.h"
 
@@ -33,8 +34,13 @@ class BindingPlan {
  public:
   /*! \brief Signatures up to this many parameters bind with bitmasks and cache shapes. */
   static constexpr int32_t kMaxMaskArity = 64;
-  /*! \brief Signatures up to this many parameters bind onto the stack. */
-  static constexpr int32_t kInlineArity = 16;
+  /*!
+   * \brief The C++ function object binds values of signatures up to this many parameters in
+   *        a stack array of its out-of-line bind (256 bytes of its frame), wider ones in one
+   *        of kMaxMaskArity, on the heap beyond that. Not CallSite::kInlineArity: a call
+   *        site's array sits in the caller's own inlined frame.
+   */
+  static constexpr int32_t kStackArity = 16;
 
   explicit BindingPlan(Signature signature);
   BindingPlan(const BindingPlan&) = delete;
@@ -55,8 +61,8 @@ class BindingPlan {
   }
   /*! \brief See CallKind. */
   CallKind call_kind() const { return call_kind_; }
-  /*! \brief Whether bound values go on the heap: more than kInlineArity parameters. */
-  bool wide() const { return arity_ > kInlineArity; }
+  /*! \brief More than kStackArity parameters. */
+  bool wide() const { return arity_ > kStackArity; }
 
   /*! \brief One entry per parameter: its default (a view into the signature) where it has one. */
   const TVMFFIAny* default_views() const { return default_views_.data(); }
@@ -73,19 +79,14 @@ class BindingPlan {
   bool Remembers(int64_t num_keywords) const {
     return num_keywords > 0 && num_keywords <= KeywordShapes::kMaxKeywords && fits_masks();
   }
-  /*! \brief See KeywordShapes::BindKnown; false when the policy excludes the call. */
-  template <typename Bind>
-  bool BindKnown(int64_t nargs, int64_t num_keywords, Bind bind) const {
-    // Shapes that bound have at most num_positional positional arguments.
-    return Remembers(num_keywords) && nargs <= num_positional_ &&
-           shapes_.BindKnown(static_cast<int32_t>(nargs), static_cast<int32_t>(num_keywords), bind);
-  }
+  /*! \brief The shapes that bound (read by the bind pipeline, bind_call.h). */
+  const KeywordShapes& shapes() const { return shapes_; }
   /*! \brief Remember a shape that bound, when the policy covers it. */
   void Remember(const KeywordShapes::Shape& shape) const {
     if (Remembers(shape.num_keywords)) shapes_.Remember(shape);
   }
   /*! \brief Remember the shape of a call that BindSlots (binder.h) bound into `slots`. */
-  void RememberSlots(const int32_t* slots, int32_t nargs, int32_t num_keywords) const;
+  void RememberSlots(const Slot* slots, int32_t nargs, int32_t num_keywords) const;
 
  private:
   Signature signature_;

@@ -35,37 +35,31 @@ class KeywordShapes {
     for (auto& shape : shapes_) delete shape.load(std::memory_order_relaxed);
   }
 
-  /*!
-   * \brief Find a known shape of `nargs` positional arguments and `num_keywords` keywords for
-   *        which `bind(shape)` succeeds: the last one used first, then the others.
-   */
-  template <typename Bind>
-  bool BindKnown(int32_t nargs, int32_t num_keywords, Bind bind) const {
-    const int32_t last = last_.load(std::memory_order_relaxed);
-    // `bind` is called in one place, so that it is inlined: n = 0 tries the last shape used,
-    // n > 0 each other one in order. Shapes fill the slots in order: a null ends the search.
-    for (int32_t n = 0; n < kMaxShapes; ++n) {
-      const int32_t i = n == 0 ? last : (n - 1 < last ? n - 1 : n);
-      const Shape* shape = shapes_[i].load(std::memory_order_acquire);
-      if (shape == nullptr) return false;
-      if (shape->nargs == nargs && shape->num_keywords == num_keywords && bind(*shape)) {
-        if (n != 0) last_.store(i, std::memory_order_relaxed);
-        return true;
-      }
-    }
-    return false;
+  // A lookup (the bind pipeline's, bind_call.h) tries the shapes in this order: the last one
+  // used first (n = 0), then each other one in order, until a null: shapes fill the slots in
+  // order.
+  /*! \brief The slot of the `n`-th shape a lookup tries, when the last one used is `last`. */
+  static int32_t InSearchOrder(int32_t n, int32_t last) {
+    return n == 0 ? last : (n - 1 < last ? n - 1 : n);
   }
+  int32_t last() const { return last_.load(std::memory_order_relaxed); }
+  /*! \brief The shape in slot `i`, or nullptr: no shape in this slot or any after it. */
+  const Shape* Get(int32_t i) const { return shapes_[i].load(std::memory_order_acquire); }
+  /*! \brief Make slot `i`, which a lookup found, the one tried first: a write to the line every
+   *         caller reads, made only when another shape was found. */
+  void MakeLast(int32_t i) const { last_.store(i, std::memory_order_relaxed); }
 
   /*! \brief Remember a shape that bound (or make an equal one the last). */
   void Remember(const Shape& shape) {
     // Known shapes are found without the lock: a caller whose keys miss the pointer compare
-    // (names that are not interned) binds the same shape on every call.
+    // (names that are not interned) binds the same shape on every call, and then writes
+    // nothing, since every thread reads last_.
     int32_t i = 0;
     for (; i < kMaxShapes; ++i) {
       const Shape* known = shapes_[i].load(std::memory_order_acquire);
       if (known == nullptr) break;
       if (Same(*known, shape)) {
-        last_.store(i, std::memory_order_relaxed);
+        if (last() != i) MakeLast(i);
         return;
       }
     }
@@ -79,7 +73,7 @@ class KeywordShapes {
       }
       if (Same(*known, shape)) break;
     }
-    if (i < kMaxShapes) last_.store(i, std::memory_order_relaxed);
+    if (i < kMaxShapes && last() != i) MakeLast(i);
   }
 
  private:

@@ -24,6 +24,17 @@ inline N FindKwargsSentinel(const T* args, N num_args, IsSentinel is_sentinel) {
   return i;
 }
 
+/*!
+ * \brief Whether a call of `num_args` arguments goes to the target as it is (step 1 of the
+ *        bind pipeline, bind_call.h): full arity and no KWARGS sentinel anywhere (a sentinel
+ *        at any position is a tail, well formed or not, so every position is read).
+ */
+template <typename T, typename N, typename IsSentinel>
+inline bool ForwardsAsIs(const T* args, N num_args, int32_t arity, IsSentinel is_sentinel) {
+  // Scanned to `arity`: a constant in entries made for one, so the scan unrolls.
+  return num_args == arity && FindKwargsSentinel(args, arity, is_sentinel) == arity;
+}
+
 /*! \brief The packed-argument form: the sentinel is the object `sentinel`. */
 inline int32_t FindKwargsSentinel(const TVMFFIAny* args, int32_t num_args, const void* sentinel) {
   return FindKwargsSentinel(

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "binding/index_or.h"
+
 namespace kwcall {
 
 /*!
@@ -81,22 +83,22 @@ class ParamNames {
   }
 
   /*!
-   * \brief Index of the parameter called `name`, or -1. Keywords usually come in declaration
+   * \brief The parameter called `name`, or Lookup::kNoParam. Keywords usually come in declaration
    *        order, so the search starts at *hint and leaves it just after the match.
    */
-  int32_t Find(const NameKey& name, int32_t* hint) const {
+  ParamLookup Find(const NameKey& name, int32_t* hint) const {
     const uint64_t tag = Tag(name);
     const uint64_t* tags = tags_.data();
     const int32_t n = static_cast<int32_t>(tags_.size());
     const int32_t start = *hint < n ? *hint : 0;
     const bool short_name = name.size < sizeof(name.prefix);
     for (int32_t i = start; i < n; ++i) {
-      if (tags[i] == tag && (short_name || Same(names_[i], name))) return *hint = i + 1, i;
+      if (tags[i] == tag && (short_name || Same(names_[i], name))) return Found(i, hint);
     }
     for (int32_t i = 0; i < start; ++i) {
-      if (tags[i] == tag && (short_name || Same(names_[i], name))) return *hint = i + 1, i;
+      if (tags[i] == tag && (short_name || Same(names_[i], name))) return Found(i, hint);
     }
-    return -1;
+    return Lookup::kNoParam;
   }
 
   /*! \brief Whether `name` is parameter `param`'s name. */
@@ -108,6 +110,10 @@ class ParamNames {
   }
 
  private:
+  static ParamLookup Found(int32_t i, int32_t* hint) {
+    *hint = i + 1;
+    return ParamLookup::Index(i);
+  }
   // The prefix, with the length in the top byte when the name is shorter than eight bytes
   // (whose top byte is then free): one compare tells most names apart.
   static uint64_t Tag(const NameKey& key) {
@@ -133,8 +139,13 @@ class KeywordNames {
   KeywordNames(const ParamNames& params, const NameKey* names, int32_t count)
       : params_(params), names_(names), count_(count) {}
   int32_t size() const { return count_; }
-  int32_t Find(int32_t k) const { return params_.Find(names_[k], &hint_); }
+  ParamLookup Find(int32_t k) const { return params_.Find(names_[k], &hint_); }
   int Names(int32_t k, int32_t param) const { return params_.Is(param, names_[k]) ? 1 : 0; }
+  // A C++ key is its text: shown as it is, and never fails.
+  bool Shown(int32_t k, std::string_view* text) const {
+    *text = Text(k);
+    return true;
+  }
   std::string_view Text(int32_t k) const { return names_[k].view(); }
 
  private:

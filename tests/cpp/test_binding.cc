@@ -2,11 +2,16 @@
 // malformed KWARGS tails. The expected texts are what CPython prints for the same `def`.
 #include <kwcall/kwcall.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "binding/binder.h"
+#include "binding/keyword_shapes.h"
 #include "test_util.h"
 
 namespace kwcall {
@@ -200,22 +205,53 @@ TEST(Binding, WideSignaturesUseTheHeapFallback) {
 // No keywords: what a Python call with only positional arguments passes to BindSlots.
 struct NoKeys {
   int32_t size() const { return 0; }
-  int32_t Find(int32_t) const { return -1; }
+  ParamLookup Find(int32_t) const { return Lookup::kNoParam; }
   int Names(int32_t, int32_t) const { return 0; }
   std::string_view Text(int32_t) const { return ""; }
+  bool Shown(int32_t, std::string_view*) const { return false; }
 };
 
 TEST(Binding, PositionalCountsBeyondInt32AreReportedNotTruncated) {
   // Python can pass more than 2**31 positional arguments; the count must reach the message
   // intact, and slots (sized by the signature) must never be indexed by it.
   Signature sig = SignatureBuilder("f").Param("a").Param("b").Build();
-  int32_t slots[2] = {7, 7};
+  Slot slots[2] = {SlotMark::kDefault, SlotMark::kDefault};
   std::string error;
   const int64_t huge = (int64_t{1} << 31) + 1;
   EXPECT_FALSE(BindSlots(sig, huge, NoKeys(), slots, &error));
   EXPECT_EQ(error, "f() takes 2 positional arguments but 2147483649 were given");
-  EXPECT_EQ(slots[0], 0);
-  EXPECT_EQ(slots[1], 1);
+  EXPECT_EQ(slots[0].index(), 0);
+  EXPECT_EQ(slots[1].index(), 1);
+}
+
+TEST(Binding, RememberingTheLastShapeAgainWritesNothing) {
+  // Issue 31.17: a caller whose keys miss the pointer compare remembers the same shape on
+  // every call; every thread reads the cache's lines, so that must write nothing. The cache
+  // sits on a page made read-only: a write there would kill the process.
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t size = (sizeof(KeywordShapes) + page - 1) / page * page;
+  void* memory = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(memory, MAP_FAILED);
+  auto* shapes = new (memory) KeywordShapes();
+  KeywordShapes::Shape first, second;
+  first.num_keywords = second.num_keywords = 1;
+  first.params[0] = 1;
+  second.params[0] = 2;
+  shapes->Remember(first);
+  shapes->Remember(second);
+  ASSERT_EQ(shapes->last(), 1);
+  ASSERT_EQ(mprotect(memory, size, PROT_READ), 0);
+  EXPECT_EXIT(
+      {
+        shapes->Remember(second);
+        std::exit(shapes->last() == 1 ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+  ASSERT_EQ(mprotect(memory, size, PROT_READ | PROT_WRITE), 0);
+  shapes->Remember(first);  // another shape than the last one: written
+  EXPECT_EQ(shapes->last(), 0);
+  shapes->~KeywordShapes();
+  munmap(memory, size);
 }
 
 TEST(Binding, RepeatedShapesCheckEveryNameAgain) {

@@ -1,6 +1,8 @@
 // The C++ helpers: kwcall::Call, GetSignature/GetTarget and the FFI globals.
 #include <kwcall/kwcall.h>
 
+#include <cstring>
+#include <new>
 #include <string>
 #include <type_traits>
 
@@ -97,6 +99,52 @@ TEST(KwargsCall, KeywordsBuiltBeforeTheCallReadLiveNames) {
   auto literal = Kw("alpha_long_name", 8);
   EXPECT_EQ(Ints(Call(f, 0, kw)), (std::vector<int64_t>{0, 7}));
   EXPECT_EQ(Ints(Call(f, 0, literal)), (std::vector<int64_t>{0, 8}));
+}
+
+TEST(KwargsCall, KwNamesAreCopiedBelowSixteenBytes) {
+  // Issue 31.12: a name shorter than 16 bytes is copied into the Kw, so a buffer reused
+  // before the call does not change what binds; the Kw's copies hold their own copy.
+  ffi::Function f = MakeFunction(
+      EchoTarget(),
+      SignatureBuilder("f").Param("x").Param("alpha_beta", 1).Param("gamma_delt", 2).Build());
+  char buffer[16] = "alpha_beta";  // 10 bytes
+  auto kw = Kw(static_cast<const char*>(buffer), 7);
+  std::memcpy(buffer, "gamma_delt", 10);
+  EXPECT_EQ(Ints(Call(f, 0, kw)), (std::vector<int64_t>{0, 7, 2}));
+  alignas(Kw<int>) unsigned char storage[sizeof(Kw<int>)];
+  auto* original = new (storage) Kw<int>(kw);
+  Kw<int> copy = *original;
+  original->~Kw<int>();
+  std::memset(storage, 'z', sizeof(storage));  // the storage the original used, overwritten
+  EXPECT_EQ(Ints(Call(f, 0, copy)), (std::vector<int64_t>{0, 7, 2}));
+  // Sixteen bytes and more are viewed: the caller keeps them alive and unchanged.
+  ffi::Function g = MakeFunction(
+      EchoTarget(), SignatureBuilder("g").Param("x").Param("alpha_long_name1", 1).Build());
+  char long_name[] = "alpha_long_name0";
+  auto viewed = Kw(static_cast<const char*>(long_name), 5);
+  long_name[15] = '1';
+  EXPECT_EQ(Ints(Call(g, 0, viewed)), (std::vector<int64_t>{0, 5}));
+}
+
+TEST(KwargsCall, KwStdStringNamesKeepEmbeddedNulBytes) {
+  // Issue 31.9: a std::string name is all its bytes, as CallSite and Kw(ffi::String) read
+  // it; cut at the NUL it would bind `b` (or `beta_name`).
+  ffi::Function f =
+      MakeFunction(EchoTarget(), SignatureBuilder("f").Param("a").Param("b", 2).Build());
+  const std::string short_name("b\0zzz", 5), long_name("b\0zzzzzzzzzzzzzzzzzz", 20);
+  for (const std::string& name : {short_name, long_name}) {
+    const std::string want = "TypeError: f() got an unexpected keyword argument '" + name + "'";
+    EXPECT_EQ(ErrorOf([&] { Call(f, 1, Kw(name, 7)); }), want);
+    const ffi::String object(name);
+    EXPECT_EQ(ErrorOf([&] { Call(f, 1, Kw(object, 7)); }), want);
+    EXPECT_EQ(ErrorOf([&] { CallSite(f, 1, {name}); }), want);
+  }
+  ffi::Function g =
+      MakeFunction(EchoTarget(), SignatureBuilder("g").Param("a").Param("beta_name", 2).Build());
+  const std::string cut("beta_name\0zz", 12);
+  const std::string error = ErrorOf([&] { Call(g, 1, Kw(cut, 7)); });
+  EXPECT_NE(error.find("unexpected keyword argument '" + cut + "'"), std::string::npos) << error;
+  EXPECT_EQ(error, ErrorOf([&] { CallSite(g, 1, {cut}); }));
 }
 
 TEST(KwargsCall, EmptyAndInvalidArgumentArrays) {

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import inspect
+import itertools
 import time
 
 import kwcall
@@ -50,17 +51,57 @@ def test_many_positional_arguments_are_counted_not_truncated():
     assert "1000003 were given" in str(got.value)
 
 
-# -- the KWARGS sentinel as a value, with any release_gil setting -------------------------
+# -- the KWARGS sentinel among a call's values, with any release_gil setting ---------------
+def _packed(pos: tuple, kws: dict) -> tuple:
+    """The same call as a C++ caller packs it: `[pos..., KWARGS, k0, v0, ...]`."""
+    return (*pos, KWARGS, *itertools.chain.from_iterable(kws.items())) if kws else pos
+
+
 @pytest.mark.parametrize("release", [False, True])
-def test_sentinel_as_a_keyword_value_is_passed_as_a_value(release):
+@pytest.mark.parametrize(
+    ("pos", "kws"),
+    [
+        ((2,), {"b": KWARGS}),
+        ((), {"a": KWARGS, "b": 2}),
+        ((1, 2), {"c": KWARGS}),
+        ((KWARGS, 2), {"c": 3}),
+        ((1, KWARGS, "b"), {"c": 3}),
+        ((1, KWARGS), {"b": 2}),
+    ],
+)
+def test_sentinel_beside_keywords_is_refused_like_in_cpp(release, pos, kws):
+    # Issue 31.7: the target never gets the sentinel as a value (a KWARGS-aware target would
+    # read it as a tail of its own); the error is the one C++ gives for the same values.
     target = tvm_ffi.get_global_func("ffi.Array")  # a wrapper of its own: its own setting
     target.release_gil = not release
-    f = kwcall.wrap(target, kwcall.Signature(["a", "b"], (7,), name="f"))
+    f = kwcall.wrap(target, kwcall.Signature(["a", "b", "c"], (7,), name="f"))
     f.release_gil = release
-    out = f(2, b=KWARGS)
-    assert out[0] == 2 and same_object(out[1], KWARGS)
-    out = f(a=KWARGS, b=2)
-    assert same_object(out[0], KWARGS) and out[1] == 2
+    with pytest.raises(TypeError) as from_python:
+        f(*pos, **kws)
+    with pytest.raises(TypeError) as from_cpp:
+        cpp_handle(f)(*_packed(pos, kws))
+    # Same words; the type of a non-string key is named in each language's terms.
+    assert str(from_python.value).split(", got")[0] == str(from_cpp.value).split(", got")[0]
+    with pytest.raises(TypeError) as from_vectorcall:
+        vectorcall(f, pos, tuple(kws.items()))
+    assert str(from_vectorcall.value) == str(from_python.value)
+
+
+def test_an_empty_kwnames_is_a_call_without_keywords():
+    # Issue 31.7: a C caller may pass an empty kwnames tuple for no keywords; the sentinel
+    # still starts a tail, at full arity too.
+    f = kwcall.wrap(collect, kwcall.Signature(["a", "b", "c"], (7, 8), name="f"))
+    assert plain(vectorcall(f, (1, KWARGS, "c", 3), (), kwnames=())) == (1, 7, 3)
+    with pytest.raises(TypeError, match="KWARGS must be followed by name/value pairs"):
+        vectorcall(f, (1, KWARGS, "c"), (), kwnames=())
+    assert plain(vectorcall(f, (1, 2, 3), (), kwnames=())) == (1, 2, 3)
+
+
+def test_a_kwargs_aware_target_never_reads_a_sentinel_value_as_its_tail():
+    inner = kwcall.wrap(collect, kwcall.Signature(["a", "b", "c"], (7, 8), name="inner"))
+    outer = kwcall.wrap(inner, kwcall.Signature(["a", "b", "c"], name="outer"))
+    with pytest.raises(TypeError, match="cannot be the value of keyword 'c'"):
+        outer(5, 6, c=KWARGS)
 
 
 def test_sentinel_in_a_python_kwargs_tail_is_refused_like_in_cpp():

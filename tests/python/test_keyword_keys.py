@@ -47,6 +47,18 @@ class PlainSubclass(str):
     """Compares as str does: binds by its text."""
 
 
+class Shown(str):
+    """Compares as str does, prints as something else."""
+
+    def __str__(self) -> str:
+        return "SHOWN"
+
+
+class RaisingStr(str):
+    def __str__(self) -> str:
+        raise LookupError(f"str of {str.__str__(self)}")
+
+
 KEY_TYPES = [AlwaysEqual, NeverEqual, RaisingEqual, PlainSubclass, str]
 
 # Parameter lists of the equivalent defs: every kind, with and without defaults.
@@ -118,6 +130,29 @@ def test_the_cases_cover_each_behaviour():
     assert seen == set(kinds)
 
 
+@pytest.mark.parametrize("key_type", [Shown, RaisingStr])
+@pytest.mark.parametrize(
+    ("params", "pos", "keys"),
+    [
+        ("p, /, a", (1,), ("p",)),  # positional-only by keyword: the key's own text
+        ("p, q=1, /, a=2", (1,), ("q", "p")),
+        ("a, bravo=2", (1,), ("brave",)),  # unexpected: shown by str(); 3.13+ suggests 'bravo'
+        ("a, b", (1,), ("a",)),  # multiple values: shown by str()
+        ("a, *, kappa=1", (), ("a", "kapa")),
+    ],
+)
+def test_keys_whose_str_is_not_their_text(key_type, params, pos, keys):
+    # Issue 31.8: CPython joins the keys' own text into the positional-only message and
+    # suggests from it, while "unexpected" and "multiple values" print str(key) (which may
+    # raise, and then its error is the outcome).
+    fn = oracle(params)
+    f = kwcall_function(fn)
+    kws = tuple((key_type(key), 7 + i) for i, key in enumerate(keys))
+    expected = outcome(lambda: vectorcall(fn, pos, kws))
+    assert expected[0] != "ok"
+    assert outcome(lambda: vectorcall(f, pos, kws)) == expected
+
+
 @pytest.mark.parametrize(
     "kws",
     [
@@ -146,3 +181,29 @@ def test_interned_keys_stay_on_the_pointer_compare():
     never = {NeverEqual("c"): 5}
     assert outcome(lambda: f(1, **never)) == outcome(lambda: fn(1, **never))
     assert outcome(lambda: f(1, **never))[0] == "TypeError"
+
+
+@pytest.fixture
+def suggestions_on():
+    """CPython 3.13's "Did you mean" wording on whatever Python runs the test (the setting is
+    libkwcall's: kwcall::SetKeywordSuggestions), restored afterwards."""
+    import ctypes
+    from pathlib import Path
+
+    import kwcall.libinfo
+
+    lib = ctypes.CDLL(str(Path(kwcall.libinfo.library_dir()) / "libkwcall.so"))
+    get, put = lib._ZN6kwcall18KeywordSuggestionsEv, lib._ZN6kwcall21SetKeywordSuggestionsEb
+    get.restype, put.argtypes = ctypes.c_bool, [ctypes.c_bool]
+    was = get()
+    put(True)
+    yield
+    put(was)
+
+
+def test_the_suggestion_for_a_str_subclass_key_comes_from_its_text(suggestions_on):
+    # Issue 31.8: CPython 3.13 suggests from the key's own text and prints str(key).
+    f = kwcall_function(oracle("a, bravo=2"))
+    with pytest.raises(TypeError) as err:
+        vectorcall(f, (1,), ((Shown("brave"), 7),))
+    assert str(err.value).endswith("unexpected keyword argument 'SHOWN'. Did you mean 'bravo'?")

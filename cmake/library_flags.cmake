@@ -1,7 +1,6 @@
-# How kwcall's own binaries, libkwcall and the Python extension, are built: as binding
-# libraries are. Hidden visibility, so that each exports only what is marked KWCALL_API
-# (include/kwcall/visibility.h) or PyInit, and calls inside it bind locally instead of going
-# through the PLT; link-time optimization for Release builds where the toolchain supports it.
+# The build flags of kwcall's own binaries, libkwcall and the Python extension: hidden
+# visibility, so that each exports only what is marked KWCALL_API (include/kwcall/visibility.h)
+# or PyInit, and calls inside it bind locally instead of going through the PLT; link-time optimization for Release builds where the toolchain supports it.
 option(KWCALL_LTO "Link-time optimization of libkwcall and the extension in Release builds" ON)
 if(KWCALL_LTO)
   include(CheckIPOSupported)
@@ -11,8 +10,8 @@ if(KWCALL_LTO)
   endif()
 endif()
 
-# kwcall_binding_library(TARGET): hidden visibility, and LTO in Release builds.
-function(kwcall_binding_library target)
+# kwcall_library_flags(TARGET): hidden visibility, and LTO in Release builds.
+function(kwcall_library_flags target)
   set_target_properties(${target} PROPERTIES CXX_VISIBILITY_PRESET hidden
                                              VISIBILITY_INLINES_HIDDEN ON)
   if(KWCALL_LTO AND KWCALL_LTO_SUPPORTED)
