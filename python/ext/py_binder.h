@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "base_layout.h"
-#include "binding/kwargs_tail.h"
 #include "binding/binding_plan.h"
+#include "binding/kwargs_tail.h"
 
 namespace kwcall {
 namespace python {

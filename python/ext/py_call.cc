@@ -36,14 +36,14 @@ PyObject* CallFfiFunction(PyObject* fn, PyObject* const* items, Py_ssize_t n) {
 }  // namespace
 
 PyObject* PyBinder::Call(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                              PyObject* kwnames) const {
+                         PyObject* kwnames) const {
   return plan_->call_kind() == CallKind::kUnpack ? BindAndCall<true>(self, args, nargs, kwnames)
                                                  : BindAndCall<false>(self, args, nargs, kwnames);
 }
 
 template <bool kUnpack>
 PyObject* PyBinder::BindAndCall(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                                     PyObject* kwnames) const {
+                                PyObject* kwnames) const {
   // An empty kwnames is a call without keywords (PyCall reads its size).
   const Py_ssize_t num_keywords = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
   // A KWARGS sentinel among the values starts tvm-ffi's keyword tail (beside keywords, an
@@ -63,7 +63,7 @@ PyObject* PyBinder::BindAndCall(PyObject* self, PyObject* const* args, Py_ssize_
 // never binds (its pairs then hold a sentinel, or are odd), so that the error is C++'s.
 template <bool kUnpack>
 PyObject* PyBinder::CallWithKwargsTail(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                                            PyObject* kwnames, Py_ssize_t sentinel_at) const {
+                                       PyObject* kwnames, Py_ssize_t sentinel_at) const {
   const Py_ssize_t num_keywords = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
   const Py_ssize_t num_args = nargs + (num_keywords ? 1 + 2 * num_keywords : 0);
   if (num_keywords && num_args > INT32_MAX) {
@@ -122,8 +122,8 @@ PyObject* PyBinder::CallWithKwargsTail(PyObject* self, PyObject* const* args, Py
 }
 
 template <bool kUnpack>
-PyObject* PyBinder::BindKeywordsAndCall(PyObject* self, PyObject* const* args,
-                                             Py_ssize_t nargs, PyObject* kwnames) const {
+PyObject* PyBinder::BindKeywordsAndCall(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                                        PyObject* kwnames) const {
   const PyCall call(*this, args, nargs, kwnames);
   SmallArray<PyObject*> bound(arity_);
   // More than a signature can bind is an error, which only the full rules word.
