@@ -134,11 +134,5 @@ int PyBinder::Traverse(PyObject* self, visitproc visit, void* arg) const {
   return 0;
 }
 
-// The entry points (entry_points.cc) call these.
-template PyObject* PyBinder::BindAndCall<false>(PyObject*, PyObject* const*, Py_ssize_t,
-                                                PyObject*) const;
-template PyObject* PyBinder::BindAndCall<true>(PyObject*, PyObject* const*, Py_ssize_t,
-                                               PyObject*) const;
-
 }  // namespace python
 }  // namespace kwcall
