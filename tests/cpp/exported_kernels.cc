@@ -84,3 +84,12 @@ KWCALL_EXPORT_SIGNATURE(version_true, R"({"version": true, "params": []})");
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(reserved_name, Scale);
 KWCALL_EXPORT_SIGNATURE(reserved_name, R"({"version": 1, "params": [
   {"name": "__i_target_func", "kind": "POSITIONAL_OR_KEYWORD"}]})");
+
+// Torch operator schemas beside the functions (KWCALL_EXPORT_TORCH_OP), read by
+// test_exported_torch_op.cc: one valid, one that returns no string, and texts of the wrong form.
+KWCALL_EXPORT_TORCH_OP(scale, "kwcall_test::scale(int x, int y=10, *, int alpha=2) -> int[]");
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(__kwcall_torch_op_returns_int, ReturnsInt);
+KWCALL_EXPORT_TORCH_OP(unpack_int, "scale(int x) -> ()");  // no namespace
+KWCALL_EXPORT_TORCH_OP(version_true, "kwcall_test::scale");
+KWCALL_EXPORT_TORCH_OP(reserved_name, "kwcall_test::1scale(int x) -> ()");
+KWCALL_EXPORT_TORCH_OP(broken, "kwcall_test::scale(int x)");

@@ -27,6 +27,7 @@ PUBLIC_API = {
     "kwcall::CallSite::CallSite",
     "kwcall::CallSite::ThrowValueCount",  # private, called by the inline call operator
     "kwcall::ExportedSignature",
+    "kwcall::ExportedTorchOp",
     "kwcall::FromExternC",
     "kwcall::GetSignature",
     "kwcall::GetTarget",
