@@ -41,6 +41,13 @@ PUBLIC_API = {
     "kwcall::Signature::ToJson",
     "kwcall::Signature::ToMap",
     "kwcall::kwargs_detail::g_kwargs_sentinel",  # read by kwcall::Call, inline
+    "kwcall::torch::Operator::Operator",
+    "kwcall::torch::Operator::~Operator",
+    "kwcall::torch::Operator::operator=",
+    "kwcall::torch::Operator::Reset",
+    "kwcall::torch::Operator::qualified_name",
+    "kwcall::torch::Operator::schema",
+    "kwcall::torch::RegisterOp",
 }
 #: The extension binds through the plan of the C++ function it wraps (binding_plan.h).
 FOR_THE_EXTENSION = {"kwcall::PlanOf"}
