@@ -26,6 +26,7 @@
 #define KWCALL_TORCH_H_
 
 #include <kwcall/visibility.h>
+#include <tvm/ffi/extra/module.h>
 #include <tvm/ffi/function.h>
 
 #include <memory>
@@ -88,6 +89,22 @@ inline std::vector<std::string> DefaultDeviceTypes() { return {"CPU", "CUDA"}; }
 KWCALL_API Operator RegisterOp(ffi::Function function, const std::string& qualified_name,
                                const std::string& schema,
                                std::vector<std::string> device_types = DefaultDeviceTypes());
+
+/*!
+ * \brief Registers `mod`'s function `name` bound to the signature exported beside it
+ *        (kwcall::LoadFunction) as the torch operator exported beside it too
+ *        (KWCALL_EXPORT_TORCH_OP, or kwcall.cute.export_to_c(..., torch_op=...);
+ *        kwcall::ExportedTorchOp reads it): what a libtorch or AOTInductor program does with a
+ *        kernel library, in one call.
+ *
+ *   ffi::Module kernels = ffi::Module::LoadFromFile("libkernels.so");
+ *   kwcall::torch::Operator op = kwcall::torch::RegisterExported(kernels, "axpy_out");
+ *
+ * \throws ffi::Error of kind AttributeError naming the function when the module has no such
+ *         function or exports no signature or no torch operator for it; RegisterOp's errors.
+ */
+KWCALL_API Operator RegisterExported(const ffi::Module& mod, const ffi::String& name,
+                                     std::vector<std::string> device_types = DefaultDeviceTypes());
 
 }  // namespace torch
 }  // namespace kwcall

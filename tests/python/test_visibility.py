@@ -48,6 +48,7 @@ PUBLIC_API = {
     "kwcall::torch::Operator::qualified_name",
     "kwcall::torch::Operator::schema",
     "kwcall::torch::RegisterOp",
+    "kwcall::torch::RegisterExported",
 }
 #: The extension binds through the plan of the C++ function it wraps (binding_plan.h).
 FOR_THE_EXTENSION = {"kwcall::PlanOf"}
