@@ -17,7 +17,17 @@ import tvm_ffi
 
 import kwcall
 
-from . import build, cells, cpp_routes, py_threads, python_routes, report, routes, threads
+from . import (
+    build,
+    cells,
+    cpp_routes,
+    py_threads,
+    python_routes,
+    report,
+    routes,
+    threads,
+    torch_routes,
+)
 from .progress import progress_bar
 
 # (samples per cell, seconds per sample)
@@ -121,11 +131,14 @@ def machine(device: str) -> dict[str, Any]:
         info["nvidia_cutlass_dsl"] = version("nvidia-cutlass-dsl")
     except Exception:
         info["nvidia_cutlass_dsl"] = None
-    if device == "cuda":
+    try:
         import torch
 
-        info["gpu"] = torch.cuda.get_device_name()
         info["torch"] = torch.__version__
+    except ImportError:
+        info["torch"] = None
+    if device == "cuda":
+        info["gpu"] = torch.cuda.get_device_name()
     return info
 
 
@@ -162,6 +175,10 @@ def main(argv: list[str] | None = None) -> Path:
     details = machine(device)
     modules = build.build(device, args.cache_dir)
     mixes = routes.make_mixes(modules, device)
+    no_torch = torch_routes.unavailable()
+    torch_cells = (
+        [] if no_torch else torch_routes.cells(torch_routes.TorchRoutes(modules, args.cache_dir))
+    )
     streams: list[int] = []
     if device == "cuda":
         create = modules.cuda.get_function("stream_create")
@@ -172,6 +189,7 @@ def main(argv: list[str] | None = None) -> Path:
             + python_routes.cells(mixes)
             + threads.cells(modules, mixes, device_id, args.quick, streams)
             + py_threads.cells(mixes, args.quick)
+            + torch_cells
         )
         bar = progress_bar(len(todo) * (reps + 1), args.no_progress)
         cells.run_all(todo, reps, sample_s, bar)
@@ -193,6 +211,7 @@ def main(argv: list[str] | None = None) -> Path:
         "(CuTeDSL's own class needs a compiled CuTeDSL program)",
         "mixes": [(m.name, m.label) for m in mixes],
         "machine": details,
+        "torch_routes": no_torch or "run",
         "thread_counts": threads.thread_counts(args.quick),
         "free_threaded": py_threads.free_threaded(),
         "python_thread_counts": py_threads.thread_counts(args.quick)
