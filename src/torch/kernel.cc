@@ -110,11 +110,11 @@ void ViewTensor(const OperatorState& op, const ArgKind& kind, const Shim& shim, 
   Check(op, shim.get_strides(tensor, &view->strides), "aoti_torch_get_strides");
   Check(op, shim.get_dtype(tensor, &dtype), "aoti_torch_get_dtype");
   Check(op, shim.get_device_type(tensor, &device_type), "aoti_torch_get_device_type");
-  Check(op, shim.get_device_index(tensor, &device_index), "aoti_torch_get_device_index");
   const Codes& codes = TorchCodes();
   if (device_type == codes.cpu) {
     view->device = {kDLCPU, 0};
   } else if (device_type == codes.cuda) {
+    Check(op, shim.get_device_index(tensor, &device_index), "aoti_torch_get_device_index");
     view->device = {kDLCUDA, device_index};
   } else {
     Fail(op, "argument '" + kind.name +

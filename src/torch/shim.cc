@@ -10,6 +10,7 @@
 #include <link.h>
 #include <tvm/ffi/error.h>
 
+#include <atomic>
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
@@ -118,14 +119,16 @@ Shim ResolveShim() {
 }  // namespace
 
 const Shim& RequireShim() {
-  // A failed resolution is retried at the next registration (torch may be loaded by then).
+  // Every kernel call asks: once resolved, an atomic load. A failed resolution is retried at
+  // the next registration (torch may be loaded by then).
+  static std::atomic<const Shim*> resolved{nullptr};
+  if (const Shim* shim = resolved.load(std::memory_order_acquire)) return *shim;
   static std::mutex mutex;
   static Shim shim;
-  static bool resolved = false;
   std::lock_guard<std::mutex> lock(mutex);
-  if (!resolved) {
+  if (resolved.load(std::memory_order_relaxed) == nullptr) {
     shim = ResolveShim();
-    resolved = true;
+    resolved.store(&shim, std::memory_order_release);
   }
   return shim;
 }

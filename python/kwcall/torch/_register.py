@@ -12,8 +12,9 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
-import torch
 import tvm_ffi
+
+import torch
 
 from ._schema import schema_of
 
