@@ -10,6 +10,7 @@ The function is the C++ ``axpy`` of tests/python/native/torch_targets.cc (out = 
 
     python bench/torch_eager.py [--number 20000] [--repeats 7]   # time per call (timeit)
     python bench/torch_eager.py --callgrind [--number 2000]        # instructions per call
+                                        [--keep DIR]   # the dumps, for callgrind_annotate
 """
 
 from __future__ import annotations
@@ -95,8 +96,10 @@ def count_routes(number: int) -> None:
         toggle["stop"](name)
 
 
-def callgrind(number: int) -> None:
-    with tempfile.TemporaryDirectory() as out:
+def callgrind(number: int, keep: str | None) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        out = keep or scratch
+        os.makedirs(out, exist_ok=True)
         prefix = os.path.join(out, "callgrind.out")
         subprocess.run(
             ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={prefix}",
@@ -120,12 +123,13 @@ def main() -> None:
     parser.add_argument("--number", type=int, default=None)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--callgrind", action="store_true")
+    parser.add_argument("--keep", help="with --callgrind: keep the dumps in this folder")
     parser.add_argument("--inner-callgrind", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inner_callgrind:
         count_routes(args.number)
     elif args.callgrind:
-        callgrind(args.number or 2000)
+        callgrind(args.number or 2000, args.keep)
     else:
         time_routes(args.number or 20000, args.repeats)
 

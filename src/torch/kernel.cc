@@ -199,6 +199,14 @@ class CudaContext {
   TVMFFIStreamHandle previous_ = nullptr;
 };
 
+// The function's arguments, left uninitialized: each call writes the ones it passes (an
+// std::array of AnyView would clear all kMaxOperatorArgs of them on every call).
+union ArgumentSlots {
+  ArgumentSlots() {}
+  ~ArgumentSlots() {}
+  ffi::AnyView items[kMaxOperatorArgs];
+};
+
 void CallFunction(const OperatorState& op, const ffi::AnyView* args, int32_t num_args) {
   ffi::Any result;
   try {
@@ -209,17 +217,15 @@ void CallFunction(const OperatorState& op, const ffi::AnyView* args, int32_t num
 }
 
 void RunKernel(const OperatorState& op, StableIValue* stack, uint64_t num_args, bool meta) {
+  const std::vector<ArgKind>& kinds = op.kinds();
+  if (num_args != kinds.size()) {  // before taking the stack: its values' kinds are unknown
+    Fail(op, "the dispatcher passed " + std::to_string(num_args) +
+                 " arguments to a kernel registered for " + std::to_string(kinds.size()));
+  }
   const Shim& shim = RequireShim();
   InputsOwner owner(op, shim, stack);
-  const std::vector<ArgKind>& kinds = op.kinds();
-  if (num_args != kinds.size()) {
-    Fail(op, "the dispatcher passed " + std::to_string(num_args) +
-                 " arguments to a kernel "
-                 "registered for " +
-                 std::to_string(kinds.size()));
-  }
   if (meta) return;  // no work: the outputs are the mutated inputs, as given
-  std::array<ffi::AnyView, kMaxOperatorArgs> args;
+  ArgumentSlots args;
   std::array<DLTensor, kMaxOperatorArgs> views;
   int32_t cuda_device = -1;
   for (size_t i = 0; i < kinds.size(); ++i) {
@@ -227,21 +233,21 @@ void RunKernel(const OperatorState& op, StableIValue* stack, uint64_t num_args, 
     if (kinds[i].optional) {
       auto* box = reinterpret_cast<StableIValue*>(value);
       if (box == nullptr) {
-        args[i] = ffi::AnyView(nullptr);
+        args.items[i] = ffi::AnyView(nullptr);
         continue;
       }
       value = *box;
     }
-    args[i] = Unbox(op, kinds[i], shim, value, &views[i]);
+    args.items[i] = Unbox(op, kinds[i], shim, value, &views[i]);
     if (kinds[i].type == ArgType::kTensor && cuda_device < 0 &&
         views[i].device.device_type == kDLCUDA) {
       cuda_device = views[i].device.device_id;
     }
   }
   int32_t count = static_cast<int32_t>(kinds.size());
-  if (cuda_device < 0) return CallFunction(op, args.data(), count);
+  if (cuda_device < 0) return CallFunction(op, args.items, count);
   CudaContext context(op, shim, cuda_device);
-  CallFunction(op, args.data(), count);
+  CallFunction(op, args.items, count);
 }
 
 template <int Slot, bool Meta>

@@ -62,3 +62,22 @@ def test_the_kernel_runs_through_torch_ops_as_called_directly(compiled):
     through_op.zero_()
     op(name)(through_op, None, 3, flag=True)
     assert through_op.tolist() == [4.5, 1.0, 0.0, 0.0]
+
+
+@cute.jit
+def takes_a_pointer(p: cute.Pointer, n: Int32):
+    pass
+
+
+def test_a_raw_pointer_parameter_is_refused():
+    from cutlass.cute.runtime import make_ptr
+
+    buffer = np.zeros(4, dtype=np.float32)
+    pointer = make_ptr(Float32, buffer.ctypes.data, cute.AddressSpace.generic)
+    compiled = kwcute.compile(takes_a_pointer, pointer, Int32(1))
+    with pytest.raises(ValueError) as error:
+        kwtorch.schema_of(compiled)
+    assert str(error.value) == (
+        "kwcall.torch: parameter 'p' is a raw pointer, which a torch schema cannot express: "
+        "compile the kernel with a cute.Tensor there (a tensor is passed as a DLPack view)"
+    )

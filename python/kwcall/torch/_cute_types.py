@@ -57,11 +57,19 @@ def types_of(f: Any) -> dict[str, str]:
 
 
 def pointer_parameters(f: Any) -> list[str]:
-    """The parameters CuTeDSL passes as raw addresses ([] for a function not made by
-    kwcall.cute)."""
+    """The parameters CuTeDSL passes as raw addresses: annotated ``cute.Pointer``, or given
+    as pointer addresses at the compile ([] for a function not made by kwcall.cute)."""
     execution_args = _execution_args(f)
     if execution_args is None:
         return []
+    import cutlass.cute as cute
+
     from ..cute import _cutedsl
 
-    return _cutedsl.pointer_parameters(execution_args)
+    annotated = [
+        name
+        for name, annotation in _cutedsl.runtime_annotations(execution_args).items()
+        if isinstance(annotation, type) and issubclass(annotation, cute.Pointer)
+    ]
+    addresses = _cutedsl.pointer_parameters(execution_args)
+    return annotated + [name for name in addresses if name not in annotated]
