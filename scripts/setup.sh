@@ -11,6 +11,7 @@
 #   bash scripts/setup.sh --python 3.13t   # free-threaded CPython 3.13, built into build/pythons
 #                                          # the first time, into .venv-3.13t
 #   bash scripts/setup.sh --no-cpp         # skip the C++ tests and benchmarks
+#   bash scripts/setup.sh --torch          # PyTorch too, for the torch tests (requirements/torch.txt)
 # PYTHON and KWCALL_VENV choose the interpreter and the environment folder instead.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -19,6 +20,7 @@ cd "$KWCALL_ROOT"
 python=${PYTHON:-python3}
 venv=$(venv_path)
 cpp=1
+torch=0
 while [ $# -gt 0 ]; do
   case $1 in
     --python)
@@ -30,7 +32,8 @@ while [ $# -gt 0 ]; do
       venv=$(venv_path "$2")
       shift 2 ;;
     --no-cpp) cpp=0; shift ;;
-    *) echo "usage: setup.sh [--python X.Y] [--no-cpp]" >&2; exit 2 ;;
+    --torch) torch=1; shift ;;
+    *) echo "usage: setup.sh [--python X.Y] [--no-cpp] [--torch]" >&2; exit 2 ;;
   esac
 done
 command -v "$python" >/dev/null ||
@@ -44,6 +47,13 @@ packages=(g++)
 apt_install "$log" "${packages[@]}"
 
 ensure_venv "$python" "$venv" "$log"
+# PyTorch (a CPU build, where pip can get one for this Python), redone when its pin changes.
+if [ "$torch" = 1 ] &&
+  ! { "$venv/bin/python" --version; cat requirements/torch.txt; } 2>&1 | cmp -s - "$venv/.kwcall-torch"; then
+  step "pip install -r requirements/torch.txt (log: $log)"
+  logged "$log" "$venv/bin/python" -m pip install --disable-pip-version-check -r requirements/torch.txt
+  { "$venv/bin/python" --version; cat requirements/torch.txt; } >"$venv/.kwcall-torch" 2>&1
+fi
 
 # Rebuild kwcall when anything that goes into it changed.
 src_hash=$(cat CMakeLists.txt pyproject.toml python/CMakeLists.txt \

@@ -10,6 +10,8 @@
 #   bash scripts/test.sh --ci             # what CI runs: all Pythons, CuTeDSL 4.6.0 too,
 #                                         # and a short run of each fuzzer
 #   bash scripts/test.sh --no-cpp ...     # pytest only: no C++ tests built or run
+#   bash scripts/test.sh --torch ...      # PyTorch installed too, so the torch tests run
+#                                         # (always with --ci; requirements/torch.txt)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/roots.sh"
@@ -17,13 +19,15 @@ cd "$KWCALL_ROOT"
 
 mode=one
 cpp=1
+torch=()
 python_version=""
 pytest_args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --python) python_version=$2; shift 2 ;;
     --all-pythons) mode=all; shift ;;
-    --ci) mode=ci; shift ;;
+    --ci) mode=ci; torch=(--torch); shift ;;
+    --torch) torch=(--torch); shift ;;
     --no-cpp) cpp=0; shift ;;
     *) pytest_args+=("$1"); shift ;;
   esac
@@ -39,10 +43,11 @@ run_suite() {
     ensure_root "$root" "$KWCALL_LOGS/root-$root.log"
     step "Python $version inside the Debian $root root (build/roots/$root)"
     in_root "$root" env KWCALL_VENV="$(venv_path "$root-$version")" \
-      bash scripts/test.sh --python "$version" --no-cpp "${pytest_args[@]}"
+      bash scripts/test.sh --python "$version" --no-cpp "${torch[@]}" "${pytest_args[@]}"
     return
   fi
-  if [ -n "$version" ]; then bash scripts/setup.sh --python "$version" "$@"; else bash scripts/setup.sh "$@"; fi
+  if [ -n "$version" ]; then bash scripts/setup.sh --python "$version" "${torch[@]}" "$@"
+  else bash scripts/setup.sh "${torch[@]}" "$@"; fi
   venv=$(venv_path "$version")
   step "pytest tests/python with $("$venv/bin/python" --version 2>&1)"
   # A free-threaded Python: the GIL as kwcall's extension leaves it (never forced off here).
@@ -60,7 +65,7 @@ if [ "$mode" = one ]; then
     run_suite "$python_version"
     if [ -n "$python_version" ] && python_root "$python_version" >/dev/null; then
       # That Python's root ran pytest only; the C++ tests build with this machine's python3.
-      bash scripts/setup.sh
+      bash scripts/setup.sh "${torch[@]}"
       run_ctest
     else
       run_ctest "$python_version"

@@ -12,6 +12,14 @@
  * `__tvm_ffi___kwcall_signature_add`), which kwcall::LoadFunction and kwcall.load_function read.
  * The exporting library needs only tvm-ffi's C API, not libkwcall; the JSON is checked when it
  * is loaded.
+ *
+ * A function meant to become a torch operator carries its schema too, in torch's own syntax:
+ *
+ *   KWCALL_EXPORT_TORCH_OP(axpy_out,
+ *       "mylib::axpy_out(Tensor x, Tensor y, Tensor(a!) out, *, float alpha=1.0) -> ()");
+ *
+ * exported as `__kwcall_torch_op_axpy_out`, which kwcall::ExportedTorchOp reads and
+ * kwcall::torch::RegisterExported registers with.
  */
 #ifndef KWCALL_EXPORT_H_
 #define KWCALL_EXPORT_H_
@@ -28,6 +36,12 @@
  */
 #define KWCALL_SIGNATURE_FUNCTION_PREFIX "__kwcall_signature_"
 
+/*!
+ * \brief The prefix of the function that carries the torch operator schema of an exported
+ *        function (KWCALL_EXPORT_TORCH_OP below; kwcall::ExportedTorchOp looks it up).
+ */
+#define KWCALL_TORCH_OP_FUNCTION_PREFIX "__kwcall_torch_op_"
+
 #ifdef __cplusplus
 #define KWCALL_EXPORT_EXTERN_C extern "C"
 #else
@@ -40,16 +54,33 @@
  *
  * Valid C and C++ with C linkage either way: kwcall.cute.export_to_c compiles it as C.
  */
-#define KWCALL_EXPORT_SIGNATURE(ExportName, SignatureJson)                                 \
-  KWCALL_EXPORT_EXTERN_C TVM_FFI_DLL_EXPORT int __tvm_ffi___kwcall_signature_##ExportName( \
-      void* kwcall_self, const TVMFFIAny* kwcall_args, int32_t kwcall_num_args,            \
-      TVMFFIAny* kwcall_result) {                                                          \
-    static const char kJson[] = SignatureJson;                                             \
-    TVMFFIByteArray bytes = {kJson, sizeof(kJson) - 1};                                    \
-    (void)kwcall_self;                                                                     \
-    (void)kwcall_args;                                                                     \
-    (void)kwcall_num_args;                                                                 \
-    return TVMFFIStringFromByteArray(&bytes, kwcall_result);                               \
+#define KWCALL_EXPORT_SIGNATURE(ExportName, SignatureJson) \
+  KWCALL_EXPORT_TEXT_FUNCTION(__kwcall_signature_##ExportName, SignatureJson)
+
+/*!
+ * \brief Export `Schema` (a string literal: torch's full schema, `"ns::name(arguments) ->
+ *        returns"`) as the torch operator of the exported function `ExportName`.
+ *
+ * The schema's arguments are the function's parameters in declaration order (torch calls the
+ * kernel with every one of them); kwcall.torch.schema_of(f) writes the part after the name.
+ */
+#define KWCALL_EXPORT_TORCH_OP(ExportName, Schema) \
+  KWCALL_EXPORT_TEXT_FUNCTION(__kwcall_torch_op_##ExportName, Schema)
+
+/*!
+ * \brief A tvm-ffi function `FunctionName` (symbol `__tvm_ffi_` + FunctionName) that takes no
+ *        arguments and returns the string literal `Text`: what the companions above are.
+ */
+#define KWCALL_EXPORT_TEXT_FUNCTION(FunctionName, Text)                         \
+  KWCALL_EXPORT_EXTERN_C TVM_FFI_DLL_EXPORT int __tvm_ffi_##FunctionName(       \
+      void* kwcall_self, const TVMFFIAny* kwcall_args, int32_t kwcall_num_args, \
+      TVMFFIAny* kwcall_result) {                                               \
+    static const char kText[] = Text;                                           \
+    TVMFFIByteArray bytes = {kText, sizeof(kText) - 1};                         \
+    (void)kwcall_self;                                                          \
+    (void)kwcall_args;                                                          \
+    (void)kwcall_num_args;                                                      \
+    return TVMFFIStringFromByteArray(&bytes, kwcall_result);                    \
   }
 
 #endif  // KWCALL_EXPORT_H_

@@ -17,6 +17,7 @@
 #include <tvm/ffi/function.h>
 
 #include <optional>
+#include <string>
 
 namespace kwcall {
 
@@ -56,6 +57,31 @@ KWCALL_API ffi::Function FromExternC(TVMFFISafeCallType symbol, Signature signat
  */
 KWCALL_API ffi::Function FromExternC(TVMFFISafeCallType symbol,
                                      TVMFFISafeCallType signature_symbol);
+
+/*!
+ * \brief The torch operator an exported function is meant to become: the pieces of the full
+ *        schema `"ns::name(Tensor x, Tensor(a!) out, *, float alpha=1.0) -> ()"`.
+ */
+struct TorchOpSchema {
+  std::string qualified_name;  //!< "ns::name"
+  std::string schema;          //!< "(Tensor x, Tensor(a!) out, *, float alpha=1.0) -> ()"
+};
+
+/*!
+ * \brief The torch operator `mod` exports for its function `name` (KWCALL_EXPORT_TORCH_OP, or
+ *        kwcall.cute.export_to_c(..., torch_op=...)), or none. kwcall::torch::RegisterExported
+ *        registers the function with it.
+ * \throws ffi::Error of kind TypeError when the companion returns no string, ValueError when
+ *         its text is not `"ns::name(arguments) -> returns"`; both name the companion.
+ */
+KWCALL_API std::optional<TorchOpSchema> ExportedTorchOp(const ffi::Module& mod,
+                                                        const ffi::String& name);
+
+/*!
+ * \brief The torch operator a statically linked companion carries
+ *        (`__tvm_ffi___kwcall_torch_op_<name>`), as ExportedTorchOp reads it from a module.
+ */
+KWCALL_API TorchOpSchema ExportedTorchOp(TVMFFISafeCallType torch_op_symbol);
 
 }  // namespace kwcall
 

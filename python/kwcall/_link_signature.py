@@ -58,13 +58,17 @@ def _c_string(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def c_source(function_name: str, json_text: str) -> str:
-    """C source exporting ``json_text`` as the signature of ``function_name``."""
-    return (
+def c_source(function_name: str, json_text: str, torch_op: str | None = None) -> str:
+    """C source exporting ``json_text`` as the signature of ``function_name``, and ``torch_op``
+    (torch's full schema text) as its torch operator when given."""
+    source = (
         f"// The signature of {function_name}, written by kwcall.cute's export_to_c.\n"
         f"#include <{_HEADER}>\n\n"
         f"KWCALL_EXPORT_SIGNATURE({function_name}, {_c_string(json_text)})\n"
     )
+    if torch_op is not None:
+        source += f"KWCALL_EXPORT_TORCH_OP({function_name}, {_c_string(torch_op)})\n"
+    return source
 
 
 def compiler() -> list[str] | None:
@@ -92,12 +96,18 @@ def _run(command: list[str]) -> None:
 
 
 def link_signature(
-    cc: list[str], object_path: str, output_path: str, function_name: str, json_text: str
+    cc: list[str],
+    object_path: str,
+    output_path: str,
+    function_name: str,
+    json_text: str,
+    torch_op: str | None = None,
 ) -> None:
-    """Write ``output_path``: the object at ``object_path`` with the signature linked in."""
+    """Write ``output_path``: the object at ``object_path`` with the signature (and the torch
+    operator's schema, when given) linked in."""
     with tempfile.TemporaryDirectory(prefix="kwcall-export-") as tmp:
         source = Path(tmp, "signature.c").resolve()
-        source.write_bytes(c_source(function_name, json_text).encode("utf-8"))
+        source.write_bytes(c_source(function_name, json_text, torch_op).encode("utf-8"))
         signature_object = Path(tmp, "signature.o").resolve()
         includes = [f"-I{libinfo.include_dir()}", f"-I{tvm_ffi.libinfo.find_include_path()}"]
         compile_as_c = ["-c", "-fPIC", "-O2", *includes, "-o", str(signature_object), "-x", "c"]
@@ -118,10 +128,13 @@ def sidecar_name_too_long(error: OSError, object_path: str) -> OSError:
     return OSError(error.errno, why, error.filename)
 
 
-def warn_unlinked(function_name: str, why: str, sidecar: str | None) -> None:
+def warn_unlinked(
+    function_name: str, why: str, sidecar: str | None, torch_op: str | None = None
+) -> None:
     kept = f"; it is in {sidecar}" if sidecar else ""
+    what = "its signature" if torch_op is None else "its signature and torch operator"
     warnings.warn(
-        f"kwcall.cute.export_to_c: {why}: {function_name} is exported without its signature{kept}",
+        f"kwcall.cute.export_to_c: {why}: {function_name} is exported without {what}{kept}",
         RuntimeWarning,
         stacklevel=4,
     )

@@ -3,6 +3,7 @@
 #include <kwcall/export.h>
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/container/map.h>
+#include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/string.h>
 
@@ -84,3 +85,38 @@ KWCALL_EXPORT_SIGNATURE(version_true, R"({"version": true, "params": []})");
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(reserved_name, Scale);
 KWCALL_EXPORT_SIGNATURE(reserved_name, R"({"version": 1, "params": [
   {"name": "__i_target_func", "kind": "POSITIONAL_OR_KEYWORD"}]})");
+
+// Torch operator schemas beside the functions (KWCALL_EXPORT_TORCH_OP), read by
+// test_exported_torch_op.cc: one valid, one that returns no string, and texts of the wrong form.
+KWCALL_EXPORT_TORCH_OP(scale, "kwcall_test::scale(int x, int y=10, *, int alpha=2) -> int[]");
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(__kwcall_torch_op_returns_int, ReturnsInt);
+KWCALL_EXPORT_TORCH_OP(unpack_int, "scale(int x) -> ()");  // no namespace
+KWCALL_EXPORT_TORCH_OP(version_true, "kwcall_test::scale");
+KWCALL_EXPORT_TORCH_OP(reserved_name, "kwcall_test::1scale(int x) -> ()");
+KWCALL_EXPORT_TORCH_OP(broken, "kwcall_test::scale(int x)");
+
+// A function for kwcall::torch::RegisterExported (test_torch_exported.cc): fill(out, value=10,
+// *, alpha=2) writes value * alpha into each float of `out`.
+namespace {
+
+void Fill(DLTensor* out, int64_t value, int64_t alpha) {
+  for (int64_t i = 0; i < out->shape[0]; ++i) {
+    static_cast<float*>(out->data)[i] = static_cast<float>(value * alpha);
+  }
+}
+
+}  // namespace
+
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(fill, Fill);
+KWCALL_EXPORT_SIGNATURE(fill, R"({"version": 1, "name": "fill", "params": [
+  {"name": "out", "kind": "POSITIONAL_OR_KEYWORD"},
+  {"name": "value", "kind": "POSITIONAL_OR_KEYWORD", "default": 10},
+  {"name": "alpha", "kind": "KEYWORD_ONLY", "default": 2}]})");
+KWCALL_EXPORT_TORCH_OP(fill,
+                       "kwcall_cpp_test::fill(Tensor(a!) out, int value=10, *, int alpha=2) -> ()");
+// The same function with a signature and no torch operator.
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(fill_without_op, Fill);
+KWCALL_EXPORT_SIGNATURE(fill_without_op, R"({"version": 1, "name": "fill", "params": [
+  {"name": "out", "kind": "POSITIONAL_OR_KEYWORD"},
+  {"name": "value", "kind": "POSITIONAL_OR_KEYWORD"},
+  {"name": "alpha", "kind": "KEYWORD_ONLY"}]})");

@@ -12,9 +12,11 @@ from helpers import TIME_SCALE
 
 pytest.importorskip("matplotlib")
 
-from kwcall.bench import build, py_threads, routes  # noqa: E402  # needs the bench extra
+from kwcall.bench import build, py_threads, routes, torch_routes  # noqa: E402  # the bench extra
 
 FREE_THREADED = py_threads.free_threaded()
+#: The torch routes run where torch and kwcall.torch import (why not, when they do not).
+NO_TORCH = torch_routes.unavailable()
 
 
 def test_quick_mode_writes_every_output(tmp_path):
@@ -54,7 +56,17 @@ def test_quick_mode_writes_every_output(tmp_path):
     assert data["machine"]["cpu_count"] >= 1
     groups = {cell["group"] for cell in data["cells"]}
     # Python threads scale only where they run at once: free-threaded CPython, GIL off.
-    assert groups == {"cpp", "python", "threads"} | ({"py_threads"} if FREE_THREADED else set())
+    assert groups == {"cpp", "python", "threads"} | ({"py_threads"} if FREE_THREADED else set()) | (
+        set() if NO_TORCH else {"torch"}
+    )
+    assert data["torch_routes"] == (NO_TORCH or "run")
+    if NO_TORCH:
+        assert f"Not run: {NO_TORCH}." in table
+    else:
+        for route in ("T1", "T2", "T3", "T4"):
+            assert f"| {route} |" in table, route
+        assert "Python → the kwcall torch operator, eager ≤ 0.1× custom_op" in table
+        assert "C++ → the operator through the dispatcher ≤ 1 µs above calling the kwcall" in table
     assert ("Python-thread scaling (free-threaded)" in table) == FREE_THREADED
     assert all(len(cell["samples_ns"]) == 2 for cell in data["cells"])
     assert (run_dir / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -27,6 +27,7 @@ PUBLIC_API = {
     "kwcall::CallSite::CallSite",
     "kwcall::CallSite::ThrowValueCount",  # private, called by the inline call operator
     "kwcall::ExportedSignature",
+    "kwcall::ExportedTorchOp",
     "kwcall::FromExternC",
     "kwcall::GetSignature",
     "kwcall::GetTarget",
@@ -40,6 +41,14 @@ PUBLIC_API = {
     "kwcall::Signature::ToJson",
     "kwcall::Signature::ToMap",
     "kwcall::kwargs_detail::g_kwargs_sentinel",  # read by kwcall::Call, inline
+    "kwcall::torch::Operator::Operator",
+    "kwcall::torch::Operator::~Operator",
+    "kwcall::torch::Operator::operator=",
+    "kwcall::torch::Operator::Reset",
+    "kwcall::torch::Operator::qualified_name",
+    "kwcall::torch::Operator::schema",
+    "kwcall::torch::RegisterOp",
+    "kwcall::torch::RegisterExported",
 }
 #: The extension binds through the plan of the C++ function it wraps (binding_plan.h).
 FOR_THE_EXTENSION = {"kwcall::PlanOf"}

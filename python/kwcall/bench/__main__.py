@@ -18,7 +18,17 @@ import tvm_ffi
 
 import kwcall
 
-from . import build, cells, cpp_routes, py_threads, python_routes, report, routes, threads
+from . import (
+    build,
+    cells,
+    cpp_routes,
+    py_threads,
+    python_routes,
+    report,
+    routes,
+    threads,
+    torch_routes,
+)
 from .progress import progress_bar
 
 # (samples per cell, seconds per sample)
@@ -126,11 +136,11 @@ def machine(device: str) -> dict[str, Any]:
         "python_threads": py_threads.pinning(),
     }
     info["nvidia_cutlass_dsl"] = installed_version("nvidia-cutlass-dsl")
+    info["torch"] = installed_version("torch")
     if device == "cuda":
         import torch
 
         info["gpu"] = torch.cuda.get_device_name()
-        info["torch"] = torch.__version__
     return info
 
 
@@ -167,6 +177,10 @@ def main(argv: list[str] | None = None) -> Path:
     details = machine(device)
     modules = build.build(device, args.cache_dir)
     mixes = routes.make_mixes(modules, device)
+    no_torch = torch_routes.unavailable()
+    torch_cells = (
+        [] if no_torch else torch_routes.cells(torch_routes.TorchRoutes(modules, args.cache_dir))
+    )
     streams: list[int] = []
     if device == "cuda":
         create = modules.cuda.get_function("stream_create")
@@ -177,6 +191,7 @@ def main(argv: list[str] | None = None) -> Path:
             + python_routes.cells(mixes)
             + threads.cells(modules, mixes, device_id, args.quick, streams)
             + py_threads.cells(mixes, args.quick)
+            + torch_cells
         )
         bar = progress_bar(len(todo) * (reps + 1), args.no_progress)
         cells.run_all(todo, reps, sample_s, bar)
@@ -198,6 +213,7 @@ def main(argv: list[str] | None = None) -> Path:
         "(CuTeDSL's own class needs a compiled CuTeDSL program)",
         "mixes": [(m.name, m.label) for m in mixes],
         "machine": details,
+        "torch_routes": no_torch or "run",
         "thread_counts": threads.thread_counts(args.quick),
         "free_threaded": py_threads.free_threaded(),
         "python_thread_counts": py_threads.thread_counts(args.quick)

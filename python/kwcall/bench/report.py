@@ -11,6 +11,7 @@ from . import py_threads
 from .cells import Cell, paired_difference, paired_ratio
 from .python_routes import PY_ROUTES
 from .routes import ROUTES
+from .torch_routes import CPP_TORCH_ROUTES, PY_TORCH_ROUTES
 
 PY_ROUTE_TEXT = {
     "A": "target, positional",
@@ -81,7 +82,53 @@ TARGETS = {
     "cpp_defaults": 1.5,
     "py_positional": 1.03,
     "py_keywords": 1.10,
+    "torch_op_to_custom_op": 0.1,
+    "cpp_dispatcher_ns": 1000,
 }
+
+
+def _torch_table(cells: list[Cell]) -> list[str]:
+    """The torch routes: ns per call, with each route's ratio to the kwcall function called by
+    the same caller (T1)."""
+    lines = ["| caller | route | what | ns | × T1 |", "|---|---|---|---:|---:|"]
+    for caller, where, rows in (
+        ("python", "Python", PY_TORCH_ROUTES),
+        ("python_thread", "C++", CPP_TORCH_ROUTES),
+    ):
+        base = _find(cells, mix="torch", route="T1", caller=caller)
+        for route, text in rows.items():
+            cell = _find(cells, mix="torch", route=route, caller=caller)
+            lines.append(
+                f"| {where} | {route} | {text} | {_ns(cell.ns_per_call())} | "
+                f"{paired_ratio(cell, base):.2f} |"
+            )
+    return lines
+
+
+def torch_targets(cells: list[Cell]) -> list[tuple[str, str, bool]]:
+    """issue 30's targets for the torch routes, when they ran."""
+    if not any(c.group == "torch" for c in cells):
+        return []
+
+    def cell(route: str, caller: str) -> Cell:
+        return _find(cells, mix="torch", route=route, caller=caller)
+
+    op_custom = paired_ratio(cell("T2", "python"), cell("T3", "python"))
+    above = paired_difference(cell("T4", "python_thread"), cell("T1", "python_thread"))
+    limit, ns = TARGETS["torch_op_to_custom_op"], TARGETS["cpp_dispatcher_ns"]
+    return [
+        (
+            f"Python → the kwcall torch operator, eager ≤ {limit}× custom_op",
+            f"T2 ÷ T3 = {op_custom:.3f}",
+            op_custom <= limit,
+        ),
+        (
+            f"C++ → the operator through the dispatcher ≤ {ns / 1000:g} µs above calling the "
+            "kwcall function",
+            f"T4 − T1 = {above:+,.0f} ns",
+            above <= ns,
+        ),
+    ]
 
 
 def design_targets(cells: list[Cell], device: str) -> list[tuple[str, str, bool]]:
@@ -157,6 +204,7 @@ def design_targets(cells: list[Cell], device: str) -> list[tuple[str, str, bool]
                     worst >= goal,
                 )
             )
+    out += torch_targets(cells)
     if device == "cuda":
         launch = ratio("D", "A", "python_thread", "tensors3")
         out.append(
@@ -216,6 +264,17 @@ def markdown(cells: list[Cell], meta: dict[str, Any]) -> str:
             "",
         ]
         lines += py_threads.scaling_table(cells, sharing)
+    lines += ["", "## PyTorch operators, CPU tensors of 16 floats: ns per call", ""]
+    if any(c.group == "torch" for c in cells):
+        lines += [
+            "`axpy_out(Tensor x, Tensor y, Tensor(a!) out, *, float alpha=1.0) -> ()`, one C++ "
+            "kernel, `alpha=2.0` by keyword from Python (timeit loop included); from C++ on the "
+            "thread Python called.",
+            "",
+            *_torch_table(cells),
+        ]
+    else:
+        lines.append(f"Not run: {meta.get('torch_routes', 'torch is not installed')}.")
     lines += ["", "## Performance targets (docs/DESIGN.md)", "", "| target | measured | met |"]
     lines += ["|---|---|---|"]
     for target, measured, met in design_targets(cells, meta["device"]):

@@ -2,6 +2,7 @@
 // positional, as CuTeDSL's compiled functions are. They do almost nothing, so a
 // benchmark measures the calling route, not the work.
 #include <tvm/ffi/container/tensor.h>
+#include <tvm/ffi/error.h>
 #include <tvm/ffi/function.h>
 
 #include <cstdint>
@@ -34,8 +35,24 @@ int64_t Tensors9(ffi::TensorView t0, ffi::TensorView t1, ffi::TensorView t2, ffi
          Touch(t7) + Touch(t8) + static_cast<int64_t>(alpha) + beta;
 }
 
+// def axpy_out(x, y, out, *, alpha=1.0): out = alpha * x + y, the torch routes' operator
+// (contiguous float32 CPU tensors of one size; a few elements, so the route dominates).
+void AxpyOut(ffi::TensorView x, ffi::TensorView y, ffi::TensorView out, double alpha) {
+  for (const ffi::TensorView* t : {&x, &y, &out}) {
+    TVM_FFI_CHECK(t->IsContiguous() && t->dtype() == DLDataType({kDLFloat, 32, 1}) &&
+                      t->device().device_type == kDLCPU && t->numel() == out.numel(),
+                  ValueError)
+        << "axpy_out takes contiguous float32 CPU tensors of one size";
+  }
+  const auto* px = static_cast<const float*>(x.data_ptr());
+  const auto* py = static_cast<const float*>(y.data_ptr());
+  auto* po = static_cast<float*>(out.data_ptr());
+  for (int64_t i = 0; i < out.numel(); ++i) po[i] = static_cast<float>(alpha) * px[i] + py[i];
+}
+
 }  // namespace
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(scalars, Scalars);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(tensors3, Tensors3);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(tensors9, Tensors9);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(axpy_out, AxpyOut);

@@ -110,6 +110,25 @@ def rectified_arguments(execution_args: Any, args: tuple, kwargs: dict) -> list 
         return None
 
 
+def runtime_annotations(execution_args: Any) -> dict[str, Any]:
+    """The annotation of each runtime parameter, by name (inspect.Parameter.empty for none)."""
+    return {p.name: p.annotation for p in runtime_parameters(execution_args)}
+
+
+def compiled_with_none(execution_args: Any) -> dict[str, bool]:
+    """Which runtime parameters the compile was given None for (CuTeDSL then takes None, or a
+    value, at every call: an optional argument), by name."""
+    names = [p.name for p in runtime_parameters(execution_args)]
+    return dict(zip(names, execution_args._compiled_with_none, strict=True))
+
+
+def pointer_parameters(execution_args: Any) -> list[str]:
+    """The runtime parameters CuTeDSL passes as raw addresses (pointer arguments)."""
+    names = [p.name for p in runtime_parameters(execution_args)]
+    specs = execution_args._pointer_address_arg_specs
+    return [n for n, spec in zip(names, specs, strict=True) if spec is not None]
+
+
 def uses_env_stream(value: Any) -> bool:
     """Whether a compile argument is a stream CuTeDSL takes from tvm-ffi's environment."""
     return bool(getattr(value, "use_tvm_ffi_env_stream", False))
@@ -258,6 +277,20 @@ PRIVATE_NAMES: tuple[Private, ...] = (
     Private(
         ".execution_args.get_rectified_args_from_original_args",
         lambda s: _has(s.stock.execution_args, "get_rectified_args_from_original_args"),
+    ),
+    Private(
+        ".execution_args._compiled_with_none (one flag per runtime parameter)",
+        lambda s: (
+            len(s.stock.execution_args._compiled_with_none)
+            == len(runtime_parameters(s.stock.execution_args))
+        ),
+    ),
+    Private(
+        ".execution_args._pointer_address_arg_specs (one per runtime parameter)",
+        lambda s: (
+            len(s.stock.execution_args._pointer_address_arg_specs)
+            == len(runtime_parameters(s.stock.execution_args))
+        ),
     ),
     Private(
         ".execution_args.has_pointer_address_arg_specs/.convert_python_pointer_args_for_tvm_ffi",

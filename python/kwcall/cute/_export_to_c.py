@@ -7,13 +7,21 @@ from typing import Any
 
 import tvm_ffi
 
+from .._export_torch_op import torch_op_text
 from .._signature import Signature
 from . import _cutedsl, _cutedsl_versions
 from ._construct import from_stock
 from ._write_export import write
 
 
-def export_to_c(compiled: Any, object_file_path: str, function_name: str, **kwargs: Any) -> str:
+def export_to_c(
+    compiled: Any,
+    object_file_path: str,
+    function_name: str,
+    *,
+    torch_op: str | None = None,
+    **kwargs: Any,
+) -> str:
     """CuTeDSL's ``export_to_c`` with the signature shipped beside the code.
 
     Writes the object file exporting ``__tvm_ffi_<function_name>`` (CuTeDSL's bytes) plus the
@@ -23,6 +31,13 @@ def export_to_c(compiled: Any, object_file_path: str, function_name: str, **kwar
     function_name)`` its keywords. Also writes ``<object_file_path>.kwcall.json``. Returns the
     sidecar's path. ``compiled`` is kwcall's object, or a stock one (then ``from_stock`` names
     it "wrapper"). Keywords (``enable_pic``, ...) go to CuTeDSL's ``export_to_c``.
+
+    ``torch_op`` ships a torch operator's schema beside the signature too
+    (``__kwcall_torch_op_<function_name>``), so that a C++ program registers the loaded function
+    as that operator with ``kwcall::torch::RegisterExported(module, function_name)``: the
+    operator's name ``"ns::name"`` (the schema ``kwcall.torch.schema_of(compiled)`` derives), or
+    its full schema ``"ns::name(arguments) -> returns"``, whose arguments must be the signature's
+    parameters in order.
     """
     _cutedsl_versions.require_supported("export_to_c")
     if not isinstance(compiled, tvm_ffi.Function):
@@ -30,4 +45,7 @@ def export_to_c(compiled: Any, object_file_path: str, function_name: str, **kwar
     signature = getattr(compiled, "signature", None)
     if not isinstance(signature, Signature) or not isinstance(compiled, _cutedsl.base_class()):
         raise TypeError(f"export_to_c needs a compiled CuTeDSL function, got {compiled!r}")
-    return write(compiled, signature, object_file_path, function_name, kwargs, with_sidecar=True)
+    op = None if torch_op is None else torch_op_text(compiled, signature, torch_op, function_name)
+    return write(
+        compiled, signature, object_file_path, function_name, kwargs, with_sidecar=True, torch_op=op
+    )

@@ -28,9 +28,10 @@ def write(
     function_name: Any,
     options: dict,
     with_sidecar: bool,
+    torch_op: str | None = None,
 ) -> str:
-    """Export ``compiled`` with ``signature`` (and the sidecar when asked); returns the
-    sidecar's path."""
+    """Export ``compiled`` with ``signature`` (and the sidecar when asked, and the torch
+    operator's full schema ``torch_op`` when given); returns the sidecar's path."""
     _link_signature.check_function_name(function_name)
     cc = _link_signature.compiler()  # a bad CC fails here, before anything is written
     path = os.fspath(object_file_path)
@@ -53,12 +54,14 @@ def write(
         if json_text is None:
             _link_signature.warn_unlinked(function_name, unrepresentable, None)
         elif fmt != "o":
-            _link_signature.warn_unlinked(function_name, f"a .{fmt} file cannot link it", kept)
+            why = f"a .{fmt} file cannot link it"
+            _link_signature.warn_unlinked(function_name, why, kept, torch_op)
         elif cc is None:
-            _link_signature.warn_unlinked(function_name, "no C compiler (cc, or CC)", kept)
+            why = "no C compiler (cc, or CC)"
+            _link_signature.warn_unlinked(function_name, why, kept, torch_op)
         else:
             linked = os.path.join(tmp, "linked.o")
-            _link_signature.link_signature(cc, exported, linked, function_name, json_text)
+            _link_signature.link_signature(cc, exported, linked, function_name, json_text, torch_op)
             exported = linked
         files = [(path, Path(exported).read_bytes())]
     if with_sidecar:

@@ -1,0 +1,138 @@
+"""Eager calls from Python of one mutating operator three ways, side by side in one process:
+
+- ``kwcall function``: the kwcall function itself, ``f(x, y, out, alpha=2.0)``;
+- ``kwcall operator``: ``kwcall.torch.register(f, ...)``, called as ``torch.ops.ns.axpy_out``;
+- ``custom_op``: ``torch.library.custom_op`` of the same, a Python body calling ``f`` (what
+  quack's ``cute_op`` does), called the same way.
+
+The function is the C++ ``axpy`` of tests/python/native/torch_targets.cc (out = alpha * x + y,
+16 float32 elements: the call, not the arithmetic, is measured).
+
+    python bench/torch_eager.py [--number 20000] [--repeats 7]   # time per call (timeit)
+    python bench/torch_eager.py --callgrind [--number 2000]        # instructions per call
+                                        [--keep DIR]   # the dumps, for callgrind_annotate
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import timeit
+from pathlib import Path
+
+import kwcall
+import kwcall.torch
+import tvm_ffi
+import tvm_ffi.cpp
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD = ROOT / "build" / "bench" / "torch_eager"
+
+
+def build(name: str, source: Path) -> tvm_ffi.Module:
+    return tvm_ffi.load_module(
+        tvm_ffi.cpp.build(name, cpp_files=[str(source)], build_directory=str(BUILD / name))
+    )
+
+
+def routes() -> dict:
+    targets = build("kwcall_torch_targets", ROOT / "tests/python/native/torch_targets.cc")
+    signature = kwcall.Signature(["x", "y", "out"], (), ["alpha"], {"alpha": 1.0}, name="axpy")
+    f = kwcall.wrap(targets["axpy"], signature)
+    tensors = {"x": "Tensor", "y": "Tensor", "out": "Tensor"}
+    kwcall.torch.register(f, "kwcall_bench::axpy_out", mutates_args=["out"], types=tensors)
+
+    @torch.library.custom_op("kwcall_bench::axpy_out_custom_op", mutates_args=("out",))
+    def axpy_custom_op(
+        x: torch.Tensor, y: torch.Tensor, out: torch.Tensor, alpha: float = 1.0
+    ) -> None:
+        f(x, y, out, alpha=alpha)
+
+    x, y, out = torch.ones(16), torch.ones(16), torch.zeros(16)
+    ours = torch.ops.kwcall_bench.axpy_out
+    theirs = torch.ops.kwcall_bench.axpy_out_custom_op
+    return {
+        "kwcall function": lambda: f(x, y, out, alpha=2.0),
+        "kwcall operator": lambda: ours(x, y, out, alpha=2.0),
+        "custom_op": lambda: theirs(x, y, out, alpha=2.0),
+    }
+
+
+def table(rows: dict, unit: str, fmt: str) -> None:
+    reference = rows["custom_op"]
+    print(f"| route | {unit} per call | ÷ custom_op |")
+    print("|---|---:|---:|")
+    for name, value in rows.items():
+        print(f"| {name} | {value:{fmt}} | {value / reference:.3f} |")
+
+
+def time_routes(number: int, repeats: int) -> None:
+    calls = routes()
+    rows = {}
+    for name, call in calls.items():
+        call()
+        rows[name] = min(timeit.repeat(call, number=number, repeat=repeats)) / number * 1e6
+    print(
+        f"torch {torch.__version__}, Python {sys.version.split()[0]}: best of {repeats} × {number}"
+    )
+    table(rows, "µs", ".2f")
+
+
+def count_routes(number: int) -> None:
+    """Under callgrind (no instrumentation until start()): each route's instructions alone."""
+    toggle = build("kwcall_callgrind_toggle", ROOT / "bench/callgrind_toggle.cc")
+    for name, call in routes().items():
+        for _ in range(200):  # warm: caches, torch's lazily made state
+            call()
+        toggle["start"]()
+        for _ in range(number):
+            call()
+        toggle["stop"](name)
+
+
+def callgrind(number: int, keep: str | None) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        out = keep or scratch
+        os.makedirs(out, exist_ok=True)
+        prefix = os.path.join(out, "callgrind.out")
+        subprocess.run(
+            ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={prefix}",
+             sys.executable, __file__, "--inner-callgrind", "--number", str(number)],
+            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        rows = {}
+        for path in sorted(Path(out).glob("callgrind.out*")):
+            text = path.read_text(errors="replace")
+            trigger = re.search(r"^desc: Trigger: Client Request: (.+)$", text, re.M)
+            totals = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
+            if trigger and totals:
+                rows[trigger.group(1).strip()] = int(totals.group(1)) / number
+    order = ["kwcall function", "kwcall operator", "custom_op"]
+    print(f"torch {torch.__version__}, Python {sys.version.split()[0]}: callgrind, {number} calls")
+    table({name: rows[name] for name in order}, "instructions", ",.0f")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--number", type=int, default=None)
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--callgrind", action="store_true")
+    parser.add_argument("--keep", help="with --callgrind: keep the dumps in this folder")
+    parser.add_argument("--inner-callgrind", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.inner_callgrind:
+        count_routes(args.number)
+    elif args.callgrind:
+        callgrind(args.number or 2000, args.keep)
+    else:
+        time_routes(args.number or 20000, args.repeats)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+"""The torch operator an export carries (``export_to_c(..., torch_op=...)``): torch's full
+schema text ``"ns::name(arguments) -> returns"``, written beside the signature as the companion
+``__kwcall_torch_op_<name>`` (``KWCALL_EXPORT_TORCH_OP`` of ``<kwcall/export.h>``), which
+``kwcall::ExportedTorchOp`` and ``kwcall::torch::RegisterExported`` read back in C++.
+
+The text is checked here with the loader's own rules (its form, through the C++ reader), and,
+where torch is importable, its arguments against the signature: torch calls the kernel with
+every argument in schema order, and kwcall's direct path takes every parameter in declaration
+order, so the two must name the same parameters in the same order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tvm_ffi
+
+from . import _link_signature
+from ._signature import Signature
+
+_from_result = tvm_ffi.get_global_func("kwcall.ExportedTorchOpFromResult")
+
+
+def torch_op_text(compiled: Any, signature: Signature, torch_op: object, function_name: str) -> str:
+    """The full schema ``torch_op`` asks for: ``"ns::name"`` takes the schema
+    ``kwcall.torch.schema_of(compiled)`` derives; ``"ns::name(arguments) -> returns"`` is used as
+    written (the way to say ``Tensor(a!)``: ``"ns::name" + kwcall.torch.schema_of(compiled,
+    mutates_args=("out",))``)."""
+    _link_signature.check_function_name(function_name)
+    if not isinstance(torch_op, str):
+        raise TypeError(
+            "torch_op must be the operator's name 'ns::name' or its full schema "
+            f"'ns::name(arguments) -> returns', got {type(torch_op).__name__}"
+        )
+    text = torch_op
+    if "(" not in torch_op:
+        from .torch import schema_of
+
+        text = torch_op + schema_of(compiled)
+    _from_result(text, function_name)  # the form, with the texts kwcall::ExportedTorchOp uses
+    _check_arguments(text, signature)
+    return text
+
+
+def _check_arguments(text: str, signature: Signature) -> None:
+    try:
+        import torch
+    except ImportError:
+        return  # torch checks the whole schema when the operator is registered
+    schema = torch._C.parse_schema(text)
+    got = [(a.name, a.kwarg_only) for a in schema.arguments]
+    want = [(p.name, p.kind == p.KEYWORD_ONLY) for p in signature.parameters()]
+    if got != want:
+
+        def shown(params: list[tuple[str, bool]]) -> str:
+            positional = [name for name, kwonly in params if not kwonly]
+            kwonly = [name for name, kwonly in params if kwonly]
+            return ", ".join(positional + (["*", *kwonly] if kwonly else []))
+
+        raise ValueError(
+            f"torch_op {text!r}: its arguments ({shown(got)}) are not the parameters of "
+            f"{signature.name or 'the function'} ({shown(want)}), in order with the same "
+            "keyword-only ones: torch passes every argument in schema order"
+        )

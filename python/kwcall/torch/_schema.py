@@ -1,0 +1,140 @@
+"""A torch operator schema from a kwcall function's signature.
+
+``(Tensor x, Tensor y, Tensor(a!) out, *, float alpha=1.0) -> ()``: the parameters in order
+with their names, the keyword-only marker, their defaults, ``Tensor(a!)`` (a fresh alias letter
+each) for the mutated tensors, and no result: kwcall's operators write into mutated tensors.
+Each parameter's type comes from ``types``, else from CuTeDSL's compile for a ``kwcall.cute``
+function, else from its default (``1.0`` is a float); a ``None`` default makes it optional.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import string
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from . import _cute_types
+
+_P = inspect.Parameter
+#: The schema types kwcall's kernel passes to a tvm-ffi function (src/torch/op_schema.cc).
+BASE_TYPES = ("Tensor", "int", "float", "bool", "str")
+_TYPE_OF_DEFAULT = {bool: "bool", int: "int", float: "float", str: "str"}
+_ALIASES = string.ascii_lowercase
+_TYPES_HINT = "'Tensor', 'int', 'float', 'bool' or 'str', with '?' when it may be None"
+
+
+def _signature_of(f: Any) -> Any:
+    from .._signature import Signature
+
+    signature = getattr(f, "signature", None)
+    if not isinstance(signature, Signature):
+        raise TypeError(
+            f"kwcall.torch: {f!r} is not a kwcall function (it has no kwcall.Signature): make "
+            "one with kwcall.wrap(target, signature) or kwcall.cute.compile(...)"
+        )
+    return signature
+
+
+def _checked_type(name: str, written: Any) -> str:
+    if not isinstance(written, str) or written.rstrip("?") not in BASE_TYPES:
+        raise ValueError(
+            f"kwcall.torch: types[{name!r}] is {written!r}, not a type kwcall's kernel passes: "
+            f"use {_TYPES_HINT}"
+        )
+    return written
+
+
+def _default_text(name: str, type_: str, default: Any) -> str:
+    """``default`` as the schema writes it for a parameter of ``type_``."""
+    if default is None:
+        return "None"
+    base = type_.rstrip("?")
+    if base == "bool" and type(default) in (bool, int) and default in (0, 1):
+        return "True" if default else "False"  # CuTeDSL's Boolean defaults arrive as 0/1
+    if base == "int" and type(default) is int:
+        return str(default)
+    if base == "float" and type(default) in (int, float) and math.isfinite(default):
+        return repr(float(default))
+    if base == "str" and type(default) is str:
+        return "'" + default.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    raise ValueError(
+        f"kwcall.torch: parameter {name!r} of type {type_} has the default {default!r}, which a "
+        "schema cannot write (defaults may be None, a bool, an int, a finite float or a str "
+        "matching the type): drop the default or pass types= to change the type"
+    )
+
+
+def _type_of(param: Any, types: Mapping[str, str], known: Mapping[str, str]) -> str:
+    name = param.name
+    if name in types:
+        type_ = _checked_type(name, types[name])
+    elif name in known:
+        type_ = known[name]
+    elif param.default is not _P.empty and type(param.default) in _TYPE_OF_DEFAULT:
+        type_ = _TYPE_OF_DEFAULT[type(param.default)]
+    else:
+        raise ValueError(
+            f"kwcall.torch: parameter {name!r} has no type a schema can use: pass "
+            f"types={{{name!r}: 'Tensor'}} (or {_TYPES_HINT})"
+        )
+    if param.default is None and not type_.endswith("?"):
+        type_ += "?"
+    return type_
+
+
+def schema_of(
+    f: Any, mutates_args: Iterable[str] = (), types: Mapping[str, str] | None = None
+) -> str:
+    """The schema ``kwcall.torch.register`` gives ``f``: ``"(Tensor x, ...) -> ()"``, without
+    the operator's name. ValueError names a parameter a schema cannot express and what to
+    pass instead; TypeError when ``f`` is not a kwcall function."""
+    signature = _signature_of(f)
+    params = list(signature.parameters())
+    names = [p.name for p in params]
+    types = dict(types or {})
+    mutated = list(mutates_args) if not isinstance(mutates_args, str) else [mutates_args]
+    for name in [*types, *mutated]:
+        if name not in names:
+            raise ValueError(
+                f"kwcall.torch: {name!r} is not a parameter of {signature.name or 'the function'}"
+                f"() (its parameters: {', '.join(names)})"
+            )
+    known = _cute_types.types_of(f)
+    pieces: list[str] = []
+    alias = iter(_ALIASES)
+    for param in params:
+        if param.kind is _P.POSITIONAL_ONLY:
+            raise ValueError(
+                f"kwcall.torch: parameter {param.name!r} is positional-only, which a torch "
+                "schema cannot express: bind the target to a signature without '/' "
+                "(posonly_count=0) to register it"
+            )
+        if param.name in signature.unpack:
+            raise ValueError(
+                f"kwcall.torch: parameter {param.name!r} is a dataclass or NamedTuple unpacked "
+                "into its fields, which a torch schema cannot express: register a function "
+                "that takes the fields as parameters of their own"
+            )
+        if param.name in _cute_types.pointer_parameters(f):
+            raise ValueError(
+                f"kwcall.torch: parameter {param.name!r} is a raw pointer, which a torch schema "
+                "cannot express: compile the kernel with a cute.Tensor there (a tensor is "
+                "passed as a DLPack view)"
+            )
+        if param.kind is _P.KEYWORD_ONLY and "*" not in pieces:
+            pieces.append("*")
+        type_ = _type_of(param, types, known)
+        if param.name in mutated:
+            if type_.rstrip("?") != "Tensor":
+                raise ValueError(
+                    f"kwcall.torch: mutates_args names {param.name!r}, of type {type_}: only "
+                    "tensors can be mutated"
+                )
+            type_ = "Tensor(" + next(alias) + "!)" + ("?" if type_.endswith("?") else "")
+        piece = f"{type_} {param.name}"
+        if param.default is not _P.empty:
+            piece += "=" + _default_text(param.name, type_, param.default)
+        pieces.append(piece)
+    return "(" + ", ".join(pieces) + ") -> ()"

@@ -1,0 +1,294 @@
+// The boxed kernels: the dispatcher's stack of StableIValues in, the function called with
+// every argument in schema order, nothing out. No allocation, no Python, no GIL.
+//
+// The kernel owns the stack's inputs (the shim's convention): tensors are new handles, strings
+// string handles and optional values boxes, each freed when the call is over, whatever its
+// outcome. Errors leave as std::runtime_error, what torch's own checks throw through the
+// dispatcher (Python sees RuntimeError).
+#include "torch/kernel.h"
+
+#include <dlpack/dlpack.h>
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/container/tensor.h>
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/extra/c_env_api.h>
+
+#include <array>
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace kwcall {
+namespace torch {
+namespace {
+
+std::array<std::atomic<const OperatorState*>, kMaxOperators> slots{};
+std::mutex slots_mutex;
+
+struct DTypeCode {
+  int32_t torch_code;
+  DLDataType dl;
+};
+
+// torch's dtype codes with their DLPack types, asked of torch once.
+struct Codes {
+  int32_t cpu, cuda;
+  std::array<DTypeCode, 10> dtypes;
+};
+
+const Codes& TorchCodes() {
+  static const Codes codes = [] {
+    const Shim& s = RequireShim();
+    return Codes{s.device_type_cpu(),
+                 s.device_type_cuda(),
+                 {{{s.dtype_float32(), {kDLFloat, 32, 1}},
+                   {s.dtype_float16(), {kDLFloat, 16, 1}},
+                   {s.dtype_bfloat16(), {kDLBfloat, 16, 1}},
+                   {s.dtype_float64(), {kDLFloat, 64, 1}},
+                   {s.dtype_int32(), {kDLInt, 32, 1}},
+                   {s.dtype_int64(), {kDLInt, 64, 1}},
+                   {s.dtype_int16(), {kDLInt, 16, 1}},
+                   {s.dtype_int8(), {kDLInt, 8, 1}},
+                   {s.dtype_uint8(), {kDLUInt, 8, 1}},
+                   {s.dtype_bool(), {kDLBool, 8, 1}}}}};
+  }();
+  return codes;
+}
+
+[[noreturn]] void Fail(const OperatorState& op, const std::string& what) {
+  throw std::runtime_error(op.qualified_name() + ": " + what);
+}
+
+void Check(const OperatorState& op, TorchError error, const char* what) {
+  if (error != kTorchSuccess) Fail(op, std::string(what) + " failed");
+}
+
+// Frees the stack's inputs when the call is over.
+class InputsOwner {
+ public:
+  InputsOwner(const OperatorState& op, const Shim& shim, StableIValue* stack)
+      : op_(op), shim_(shim), stack_(stack) {}
+  ~InputsOwner() {
+    for (size_t i = 0; i < op_.kinds().size(); ++i) Free(op_.kinds()[i], stack_[i]);
+  }
+
+ private:
+  void Free(const ArgKind& kind, StableIValue value) const {
+    if (kind.optional) {
+      auto* box = reinterpret_cast<StableIValue*>(value);
+      if (box == nullptr) return;
+      FreeValue(kind.type, *box);
+      if (shim_.delete_stable_ivalue != nullptr)
+        shim_.delete_stable_ivalue(box);
+      else
+        delete box;  // before 2.13 the box is a plain `new StableIValue` of libtorch's
+      return;
+    }
+    FreeValue(kind.type, value);
+  }
+  void FreeValue(ArgType type, StableIValue value) const {
+    if (type == ArgType::kTensor) shim_.delete_tensor_object(reinterpret_cast<TensorHandle>(value));
+    if (type == ArgType::kStr) shim_.delete_string(reinterpret_cast<StringHandle>(value));
+  }
+
+  const OperatorState& op_;
+  const Shim& shim_;
+  StableIValue* stack_;
+};
+
+// A tensor's non-owning DLPack view.
+void ViewTensor(const OperatorState& op, const ArgKind& kind, const Shim& shim, TensorHandle tensor,
+                DLTensor* view) {
+  int32_t device_type = 0, device_index = 0, dtype = 0;
+  int64_t ndim = 0;
+  Check(op, shim.get_data_ptr(tensor, &view->data), "aoti_torch_get_data_ptr");
+  Check(op, shim.get_dim(tensor, &ndim), "aoti_torch_get_dim");
+  Check(op, shim.get_sizes(tensor, &view->shape), "aoti_torch_get_sizes");
+  Check(op, shim.get_strides(tensor, &view->strides), "aoti_torch_get_strides");
+  Check(op, shim.get_dtype(tensor, &dtype), "aoti_torch_get_dtype");
+  Check(op, shim.get_device_type(tensor, &device_type), "aoti_torch_get_device_type");
+  const Codes& codes = TorchCodes();
+  if (device_type == codes.cpu) {
+    view->device = {kDLCPU, 0};
+  } else if (device_type == codes.cuda) {
+    Check(op, shim.get_device_index(tensor, &device_index), "aoti_torch_get_device_index");
+    view->device = {kDLCUDA, device_index};
+  } else {
+    Fail(op, "argument '" + kind.name +
+                 "' is on a device kwcall's kernel cannot pass to a "
+                 "tvm-ffi function (torch device type " +
+                 std::to_string(device_type) + "); CPU and CUDA tensors are passed");
+  }
+  view->ndim = static_cast<int32_t>(ndim);
+  view->byte_offset = 0;  // the data pointer already includes the storage offset
+  for (const DTypeCode& code : codes.dtypes) {
+    if (code.torch_code == dtype) {
+      view->dtype = code.dl;
+      return;
+    }
+  }
+  Fail(op, "argument '" + kind.name +
+               "' has a dtype kwcall's kernel does not pass (torch "
+               "dtype code " +
+               std::to_string(dtype) + ")");
+}
+
+// One argument as the function gets it; tensors are viewed into `view`.
+ffi::AnyView Unbox(const OperatorState& op, const ArgKind& kind, const Shim& shim,
+                   StableIValue value, DLTensor* view) {
+  switch (kind.type) {
+    case ArgType::kTensor:
+      ViewTensor(op, kind, shim, reinterpret_cast<TensorHandle>(value), view);
+      return ffi::AnyView(view);
+    case ArgType::kInt:
+      return ffi::AnyView(static_cast<int64_t>(value));
+    case ArgType::kFloat: {
+      double number;
+      std::memcpy(&number, &value, sizeof(number));
+      return ffi::AnyView(number);
+    }
+    case ArgType::kBool:
+      return ffi::AnyView((value & 0xff) != 0);
+    case ArgType::kStr: {
+      const char* text = nullptr;
+      Check(op, shim.string_c_str(reinterpret_cast<StringHandle>(value), &text),
+            "torch_string_c_str");
+      return ffi::AnyView(text);
+    }
+  }
+  return ffi::AnyView();
+}
+
+// While alive: `device` is the current CUDA device and its current torch stream is tvm-ffi's
+// environment stream; both are put back afterwards.
+class CudaContext {
+ public:
+  CudaContext(const OperatorState& op, const Shim& shim, int32_t device)
+      : shim_(shim), device_(device) {
+    int32_t current = -1;
+    Check(op, shim.get_current_device_index(&current), "aoti_torch_get_current_device_index");
+    if (current != device) {
+      Check(op, shim.create_device_guard(device, &guard_), "aoti_torch_create_device_guard");
+    }
+    void* stream = nullptr;
+    TorchError error = RequireCudaStreamFunction()(device, &stream);
+    if (error != kTorchSuccess) {
+      Release();
+      Fail(op, "aoti_torch_get_current_cuda_stream failed");
+    }
+    TVMFFIEnvSetStream(kDLCUDA, device, stream, &previous_);
+  }
+  ~CudaContext() {
+    TVMFFIEnvSetStream(kDLCUDA, device_, previous_, nullptr);
+    Release();
+  }
+  CudaContext(const CudaContext&) = delete;
+  CudaContext& operator=(const CudaContext&) = delete;
+
+ private:
+  void Release() {
+    if (guard_ != nullptr) shim_.delete_device_guard(guard_);
+    guard_ = nullptr;
+  }
+  const Shim& shim_;
+  int32_t device_;
+  DeviceGuardHandle guard_ = nullptr;
+  TVMFFIStreamHandle previous_ = nullptr;
+};
+
+// The function's arguments, left uninitialized: each call writes the ones it passes (an
+// std::array of AnyView would clear all kMaxOperatorArgs of them on every call).
+union ArgumentSlots {
+  ArgumentSlots() {}
+  ~ArgumentSlots() {}
+  ffi::AnyView items[kMaxOperatorArgs];
+};
+
+void CallFunction(const OperatorState& op, const ffi::AnyView* args, int32_t num_args) {
+  ffi::Any result;
+  try {
+    op.function().CallPacked(args, num_args, &result);
+  } catch (const ffi::Error& error) {
+    Fail(op, error.kind() + ": " + error.message());
+  }
+}
+
+void RunKernel(const OperatorState& op, StableIValue* stack, uint64_t num_args, bool meta) {
+  const std::vector<ArgKind>& kinds = op.kinds();
+  if (num_args != kinds.size()) {  // before taking the stack: its values' kinds are unknown
+    Fail(op, "the dispatcher passed " + std::to_string(num_args) +
+                 " arguments to a kernel registered for " + std::to_string(kinds.size()));
+  }
+  const Shim& shim = RequireShim();
+  InputsOwner owner(op, shim, stack);
+  if (meta) return;  // no work: the outputs are the mutated inputs, as given
+  ArgumentSlots args;
+  std::array<DLTensor, kMaxOperatorArgs> views;
+  int32_t cuda_device = -1;
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    StableIValue value = stack[i];
+    if (kinds[i].optional) {
+      auto* box = reinterpret_cast<StableIValue*>(value);
+      if (box == nullptr) {
+        args.items[i] = ffi::AnyView(nullptr);
+        continue;
+      }
+      value = *box;
+    }
+    args.items[i] = Unbox(op, kinds[i], shim, value, &views[i]);
+    if (kinds[i].type == ArgType::kTensor && cuda_device < 0 &&
+        views[i].device.device_type == kDLCUDA) {
+      cuda_device = views[i].device.device_id;
+    }
+  }
+  int32_t count = static_cast<int32_t>(kinds.size());
+  if (cuda_device < 0) return CallFunction(op, args.items, count);
+  CudaContext context(op, shim, cuda_device);
+  CallFunction(op, args.items, count);
+}
+
+template <int Slot, bool Meta>
+void Trampoline(StableIValue* stack, uint64_t num_args, uint64_t num_outputs) {
+  const OperatorState* op = slots[Slot].load(std::memory_order_acquire);
+  if (op == nullptr) throw std::runtime_error("kwcall.torch: the operator was unregistered");
+  RunKernel(*op, stack, num_args, Meta);
+}
+
+template <bool Meta, int... Slot>
+constexpr std::array<BoxedKernel, kMaxOperators> MakeTable(std::integer_sequence<int, Slot...>) {
+  return {&Trampoline<Slot, Meta>...};
+}
+
+constexpr auto kDeviceKernels = MakeTable<false>(std::make_integer_sequence<int, kMaxOperators>());
+constexpr auto kMetaKernels = MakeTable<true>(std::make_integer_sequence<int, kMaxOperators>());
+
+}  // namespace
+
+void AcquireSlot(OperatorState* op) {
+  std::lock_guard<std::mutex> lock(slots_mutex);
+  for (int i = 0; i < kMaxOperators; ++i) {
+    if (slots[i].load(std::memory_order_relaxed) == nullptr) {
+      slots[i].store(op, std::memory_order_release);
+      op->slot = i;
+      return;
+    }
+  }
+  TVM_FFI_THROW(RuntimeError) << "kwcall.torch: " << kMaxOperators
+                              << " operators are registered already (the most at once)";
+}
+
+void ReleaseSlot(OperatorState* op) {
+  if (op->slot < 0) return;
+  std::lock_guard<std::mutex> lock(slots_mutex);
+  slots[op->slot].store(nullptr, std::memory_order_release);
+  op->slot = -1;
+}
+
+BoxedKernel DeviceKernel(const OperatorState& op) { return kDeviceKernels[op.slot]; }
+BoxedKernel MetaKernel(const OperatorState& op) { return kMetaKernels[op.slot]; }
+
+}  // namespace torch
+}  // namespace kwcall

@@ -1,0 +1,175 @@
+// Reading the argument kinds out of a torch schema. torch parses the schema itself when it is
+// registered (and refuses what it cannot read); this only takes out what the kernel unboxes,
+// and refuses types the kernel cannot hand to a tvm-ffi function.
+#include "torch/op_schema.h"
+
+#include <tvm/ffi/error.h>
+
+#include <cctype>
+#include <string_view>
+
+namespace kwcall {
+namespace torch {
+namespace {
+
+std::string_view Trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
+  return text;
+}
+
+bool IsIdentifier(std::string_view text) {
+  if (text.empty() || std::isdigit(static_cast<unsigned char>(text.front()))) return false;
+  for (char c : text) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+// The index of the parenthesis closing the one at `open`, skipping quoted defaults.
+size_t ClosingParen(std::string_view text, size_t open) {
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = open; i < text.size(); ++i) {
+    char c = text[i];
+    if (quote != 0) {
+      if (c == '\\')
+        ++i;
+      else if (c == quote)
+        quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '(' || c == '[') {
+      ++depth;
+    } else if ((c == ')' || c == ']') && --depth == 0) {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// The arguments' texts, split at top-level commas.
+std::vector<std::string_view> SplitArguments(std::string_view list) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = 0; i < list.size(); ++i) {
+    char c = list[i];
+    if (quote != 0) {
+      if (c == '\\')
+        ++i;
+      else if (c == quote)
+        quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '(' || c == '[') {
+      ++depth;
+    } else if (c == ')' || c == ']') {
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      parts.push_back(Trim(list.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  std::string_view last = Trim(list.substr(start));
+  if (!last.empty() || !parts.empty()) parts.push_back(last);
+  return parts;
+}
+
+ArgKind KindOf(std::string_view argument) {
+  size_t end = 0;
+  while (end < argument.size() &&
+         (std::isalnum(static_cast<unsigned char>(argument[end])) || argument[end] == '_'))
+    ++end;
+  std::string_view base = argument.substr(0, end);
+  bool optional = false;
+  // A list type ("Tensor[]", "int[2]") keeps its brackets, to be named in the refusal.
+  if (end < argument.size() && argument[end] == '[') {
+    size_t close = ClosingParen(argument, end);
+    if (close != std::string_view::npos) {
+      end = close + 1;
+      base = argument.substr(0, end);
+    }
+  }
+  // Alias annotations ("(a!)") and the optional mark, in either order.
+  while (end < argument.size()) {
+    if (argument[end] == '?') {
+      optional = true;
+      ++end;
+    } else if (argument[end] == '(') {
+      size_t close = ClosingParen(argument, end);
+      if (close == std::string_view::npos) break;
+      if (base != "Tensor") break;
+      end = close + 1;
+    } else {
+      break;
+    }
+  }
+  std::string_view rest = Trim(argument.substr(end));
+  std::string_view name = rest.substr(0, rest.find('='));
+  name = Trim(name);
+  if (!IsIdentifier(name) || end == 0) {
+    TVM_FFI_THROW(ValueError) << "kwcall.torch: cannot read the schema argument '" << argument
+                              << "' (expected a type, then a name, as in 'Tensor x')";
+  }
+  std::string arg_name(name);
+  if (base == "Tensor") return {ArgType::kTensor, optional, arg_name};
+  if (base == "int") return {ArgType::kInt, optional, arg_name};
+  if (base == "float") return {ArgType::kFloat, optional, arg_name};
+  if (base == "bool") return {ArgType::kBool, optional, arg_name};
+  if (base == "str") return {ArgType::kStr, optional, arg_name};
+  TVM_FFI_THROW(ValueError) << "kwcall.torch: argument '" << name << "' has the schema type '"
+                            << argument.substr(0, end) << "', which kwcall's kernel cannot pass "
+                            << "to a tvm-ffi function: use Tensor, int, float, bool or str "
+                            << "(each may be optional, 'T?')";
+}
+
+}  // namespace
+
+std::vector<ArgKind> ParseArgKinds(const std::string& schema) {
+  std::string_view text = Trim(schema);
+  size_t close =
+      text.empty() || text.front() != '(' ? std::string_view::npos : ClosingParen(text, 0);
+  if (close == std::string_view::npos) {
+    TVM_FFI_THROW(ValueError) << "kwcall.torch: the schema '" << schema
+                              << "' must be the argument list and its result, as in "
+                              << "'(Tensor x, Tensor(a!) out) -> ()' (no operator name)";
+  }
+  std::string_view result = Trim(text.substr(close + 1));
+  if (result.substr(0, 2) != "->" || Trim(result.substr(2)) != "()") {
+    TVM_FFI_THROW(ValueError) << "kwcall.torch: the schema '" << schema
+                              << "' must return nothing ('-> ()'): kwcall's operators write "
+                              << "their results into tensors marked as mutated ('Tensor(a!)')";
+  }
+  std::vector<ArgKind> kinds;
+  bool keyword_only = false;
+  for (std::string_view argument : SplitArguments(text.substr(1, close - 1))) {
+    if (argument == "*") {
+      if (keyword_only)
+        TVM_FFI_THROW(ValueError) << "kwcall.torch: '*' twice in '" << schema << "'";
+      keyword_only = true;
+      continue;
+    }
+    kinds.push_back(KindOf(argument));
+  }
+  return kinds;
+}
+
+void SplitQualifiedName(const std::string& qualified_name, std::string* ns, std::string* name) {
+  size_t colons = qualified_name.find("::");
+  if (colons != std::string::npos) {
+    *ns = qualified_name.substr(0, colons);
+    *name = qualified_name.substr(colons + 2);
+  }
+  if (colons == std::string::npos || !IsIdentifier(*ns) || !IsIdentifier(*name)) {
+    TVM_FFI_THROW(ValueError) << "kwcall.torch: the operator name '" << qualified_name
+                              << "' must be 'namespace::name', two identifiers (as in "
+                              << "'mylib::axpy')";
+  }
+}
+
+}  // namespace torch
+}  // namespace kwcall

@@ -1,0 +1,31 @@
+// What the kernel needs to know of an operator schema: the kind of each argument, in order.
+#ifndef KWCALL_SRC_TORCH_OP_SCHEMA_H_
+#define KWCALL_SRC_TORCH_OP_SCHEMA_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kwcall {
+namespace torch {
+
+enum class ArgType : uint8_t { kTensor, kInt, kFloat, kBool, kStr };
+
+struct ArgKind {
+  ArgType type;
+  bool optional;  // `T?`: the value comes boxed, or as None
+  std::string name;
+};
+
+// The argument kinds of `schema` ("(Tensor x, Tensor(a!) out, *, float alpha=1.0) -> ()").
+// Throws ffi::Error (ValueError) naming the argument whose type kwcall's kernel cannot pass,
+// or what is wrong with the schema's form (kwcall's operators return nothing: `-> ()`).
+std::vector<ArgKind> ParseArgKinds(const std::string& schema);
+
+// Splits "ns::name" into its two identifiers; throws ffi::Error (ValueError) otherwise.
+void SplitQualifiedName(const std::string& qualified_name, std::string* ns, std::string* name);
+
+}  // namespace torch
+}  // namespace kwcall
+
+#endif  // KWCALL_SRC_TORCH_OP_SCHEMA_H_

@@ -1,0 +1,161 @@
+// RegisterOp: a tvm-ffi function as a torch operator, and the handle that unregisters it; the
+// FFI global that gives the same to every tvm-ffi language (Python's kwcall.torch uses it).
+#include <kwcall/torch.h>
+#include <tvm/ffi/container/array.h>
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/memory.h>
+#include <tvm/ffi/optional.h>
+#include <tvm/ffi/reflection/registry.h>
+#include <tvm/ffi/string.h>
+
+#include <mutex>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "torch/kernel.h"
+#include "torch/op_schema.h"
+#include "torch/operator_state.h"
+#include "torch/shim.h"
+
+namespace kwcall {
+namespace torch {
+namespace {
+
+// The names kwcall has registered and not unregistered, so that a second registration of one
+// is refused with kwcall's own message before torch sees it.
+std::mutex names_mutex;
+std::set<std::string> registered_names;
+
+// torch's reason for a failed shim call (2.13 keeps it), or an empty string.
+std::string TorchReason(const Shim& shim) {
+  const char* what = shim.exception_what != nullptr ? shim.exception_what() : nullptr;
+  return what != nullptr ? std::string(what) : std::string();
+}
+
+void CheckRegistration(const Shim& shim, TorchError error, const std::string& what) {
+  if (error == kTorchSuccess) return;
+  std::string reason = TorchReason(shim);
+  TVM_FFI_THROW(RuntimeError) << "kwcall.torch: torch refused to " << what
+                              << (reason.empty() ? "" : ": ") << reason;
+}
+
+// A registered operator as a tvm-ffi object: destroying the object unregisters it.
+class OperatorObj : public ffi::Object {
+ public:
+  explicit OperatorObj(Operator op) : op(std::move(op)) {}
+  Operator op;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("kwcall.torch.Operator", OperatorObj, ffi::Object);
+};
+
+}  // namespace
+
+OperatorState::~OperatorState() {
+  const Shim& shim = RequireShim();
+  // The implementations first, the definition (the first library) last.
+  for (auto it = libraries.rbegin(); it != libraries.rend(); ++it) {
+    shim.delete_library_object(*it);
+  }
+  ReleaseSlot(this);
+}
+
+Operator::Operator(std::unique_ptr<OperatorState> state) : state_(std::move(state)) {}
+Operator::Operator(Operator&&) noexcept = default;
+Operator& Operator::operator=(Operator&& other) noexcept {
+  if (this != &other) {
+    Reset();
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+Operator::~Operator() { Reset(); }
+
+const std::string& Operator::qualified_name() const { return state_->qualified_name(); }
+const std::string& Operator::schema() const { return state_->schema(); }
+
+void Operator::Reset() {
+  if (state_ == nullptr) return;
+  std::string name = state_->qualified_name();
+  state_.reset();
+  std::lock_guard<std::mutex> lock(names_mutex);
+  registered_names.erase(name);
+}
+
+Operator RegisterOp(ffi::Function function, const std::string& qualified_name,
+                    const std::string& schema, std::vector<std::string> device_types) {
+  std::string ns, name;
+  SplitQualifiedName(qualified_name, &ns, &name);
+  std::vector<ArgKind> kinds = ParseArgKinds(schema);
+  if (kinds.size() > kMaxOperatorArgs) {
+    TVM_FFI_THROW(ValueError) << "kwcall.torch: " << qualified_name << " has " << kinds.size()
+                              << " arguments; an operator may have at most " << kMaxOperatorArgs;
+  }
+  if (function == nullptr) {
+    TVM_FFI_THROW(ValueError) << "kwcall.torch: no function to register as " << qualified_name;
+  }
+  const Shim& shim = RequireShim();
+  {
+    std::lock_guard<std::mutex> lock(names_mutex);
+    if (!registered_names.insert(qualified_name).second) {
+      TVM_FFI_THROW(RuntimeError) << "kwcall.torch: the operator " << qualified_name
+                                  << " is registered already (by kwcall); unregister it first";
+    }
+  }
+  std::string full_schema = name + schema;
+  auto state = std::make_unique<OperatorState>(std::move(function), qualified_name, full_schema,
+                                               std::move(kinds));
+  // From here on the handle owns everything made: a failure unregisters what was done.
+  Operator op(std::move(state));
+  OperatorState& s = *op.state_;
+  AcquireSlot(&s);
+  LibraryHandle library = nullptr;
+  CheckRegistration(shim, shim.library_init_fragment(ns.c_str(), __FILE__, __LINE__, &library),
+                    "open a library fragment for the namespace " + ns);
+  s.libraries.push_back(library);
+  CheckRegistration(shim, shim.library_def(library, full_schema.c_str()),
+                    "define " + qualified_name + full_schema.substr(name.size()) +
+                        " (an operator of that name may exist already)");
+  device_types.push_back("Meta");
+  for (const std::string& key : device_types) {
+    library = nullptr;
+    CheckRegistration(shim,
+                      shim.library_init_impl(ns.c_str(), key.c_str(), __FILE__, __LINE__, &library),
+                      "open a library for " + ns + " with the dispatch key '" + key + "'");
+    s.libraries.push_back(library);
+    BoxedKernel kernel = key == "Meta" ? MetaKernel(s) : DeviceKernel(s);
+    CheckRegistration(shim, shim.library_impl(library, name.c_str(), kernel, kExtensionVersion),
+                      "register the " + key + " kernel of " + qualified_name);
+  }
+  return op;
+}
+
+TVM_FFI_STATIC_INIT_BLOCK() {
+  namespace refl = ffi::reflection;
+  refl::GlobalDef()
+      .def("kwcall.torch.RegisterOp",
+           [](ffi::Function function, ffi::String qualified_name, ffi::String schema,
+              ffi::Optional<ffi::Array<ffi::String>> device_types) -> ffi::ObjectRef {
+             std::vector<std::string> keys;
+             if (device_types.has_value()) {
+               for (const ffi::String& key : *device_types) keys.emplace_back(key);
+             } else {
+               keys = DefaultDeviceTypes();
+             }
+             Operator op = RegisterOp(std::move(function), std::string(qualified_name),
+                                      std::string(schema), std::move(keys));
+             return ffi::ObjectRef(ffi::make_object<OperatorObj>(std::move(op)));
+           })
+      // The oldest torch release whose shim has every function the kernel needs.
+      .def("kwcall.torch.MinimumTorch", []() { return ffi::String(kMinimumTorch); })
+      .def("kwcall.torch.OperatorSchema", [](ffi::ObjectRef handle) {
+        const auto* obj = handle.as<OperatorObj>();
+        if (obj == nullptr || !obj->op) {
+          TVM_FFI_THROW(TypeError) << "kwcall.torch.OperatorSchema: not an operator";
+        }
+        return ffi::String(obj->op.schema());
+      });
+}
+
+}  // namespace torch
+}  // namespace kwcall

@@ -1,0 +1,195 @@
+// kwcall::torch::RegisterOp from C++, with libtorch loaded into this process by dlopen (the
+// torch wheel's libtorch_cpu.so, found when the tests were configured): no Python, and the
+// operator called through torch's dispatcher with the shim's aoti_torch_call_dispatcher.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <kwcall/torch.h>
+#include <tvm/ffi/container/tensor.h>
+#include <tvm/ffi/error.h>
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace kwcall {
+namespace {
+
+using StableIValue = uint64_t;
+using TensorHandle = void*;
+
+#ifndef KWCALL_TORCH_LIBRARY
+#define KWCALL_TORCH_LIBRARY ""
+#endif
+
+bool TorchMapped() {
+  return std::string(KWCALL_TORCH_LIBRARY).empty()
+             ? false
+             : dlopen(KWCALL_TORCH_LIBRARY, RTLD_LAZY | RTLD_NOLOAD) != nullptr;
+}
+
+// The few shim functions the test itself calls to make tensors and call the dispatcher.
+struct TestShim {
+  void* library = nullptr;
+  int32_t (*dtype_float32)();
+  int32_t (*device_type_cpu)();
+  int32_t (*empty_strided)(int64_t, const int64_t*, const int64_t*, int32_t, int32_t, int32_t,
+                           TensorHandle*);
+  int32_t (*new_tensor_handle)(TensorHandle, TensorHandle*);
+  int32_t (*delete_tensor_object)(TensorHandle);
+  int32_t (*get_data_ptr)(TensorHandle, void**);
+  int32_t (*call_dispatcher)(const char*, const char*, StableIValue*);
+
+  template <typename Fn>
+  void Get(Fn* slot, const char* name) {
+    *slot = reinterpret_cast<Fn>(dlsym(library, name));
+    ASSERT_NE(*slot, nullptr) << name;
+  }
+};
+
+class TorchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string(KWCALL_TORCH_LIBRARY).empty()) {
+      GTEST_SKIP() << "torch was not installed when the tests were configured "
+                      "(scripts/test.sh --torch installs it)";
+    }
+    shim_.library = dlopen(KWCALL_TORCH_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(shim_.library, nullptr) << dlerror();
+    shim_.Get(&shim_.dtype_float32, "aoti_torch_dtype_float32");
+    shim_.Get(&shim_.device_type_cpu, "aoti_torch_device_type_cpu");
+    shim_.Get(&shim_.empty_strided, "aoti_torch_empty_strided");
+    shim_.Get(&shim_.new_tensor_handle, "aoti_torch_new_tensor_handle");
+    shim_.Get(&shim_.delete_tensor_object, "aoti_torch_delete_tensor_object");
+    shim_.Get(&shim_.get_data_ptr, "aoti_torch_get_data_ptr");
+    shim_.Get(&shim_.call_dispatcher, "aoti_torch_call_dispatcher");
+  }
+
+  // A new 1-D float32 CPU tensor holding `values`.
+  TensorHandle Tensor(const std::vector<float>& values) {
+    int64_t size = static_cast<int64_t>(values.size()), stride = 1;
+    TensorHandle t = nullptr;
+    EXPECT_EQ(shim_.empty_strided(1, &size, &stride, shim_.dtype_float32(), shim_.device_type_cpu(),
+                                  0, &t),
+              0);
+    void* data = nullptr;
+    shim_.get_data_ptr(t, &data);
+    for (size_t i = 0; i < values.size(); ++i) static_cast<float*>(data)[i] = values[i];
+    return t;
+  }
+
+  std::vector<float> Values(TensorHandle t, size_t n) {
+    void* data = nullptr;
+    shim_.get_data_ptr(t, &data);
+    return std::vector<float>(static_cast<float*>(data), static_cast<float*>(data) + n);
+  }
+
+  // The dispatcher takes the stack's tensor handles: it gets new ones.
+  StableIValue Pass(TensorHandle t) {
+    TensorHandle handle = nullptr;
+    shim_.new_tensor_handle(t, &handle);
+    return reinterpret_cast<StableIValue>(handle);
+  }
+
+  static StableIValue Pass(double value) {
+    StableIValue s = 0;
+    std::memcpy(&s, &value, sizeof(value));
+    return s;
+  }
+
+  TestShim shim_;
+};
+
+// out = alpha * x (a C++ target taking DLPack views, as the kernel passes tensors).
+ffi::Function Scale() {
+  return ffi::Function::FromTyped([](DLTensor* x, DLTensor* out, double alpha) {
+    for (int64_t i = 0; i < x->shape[0]; ++i) {
+      static_cast<float*>(out->data)[i] =
+          static_cast<float>(alpha) * static_cast<float*>(x->data)[i];
+    }
+  });
+}
+
+constexpr const char* kSchema = "(Tensor x, Tensor(a!) out, *, float alpha=1.0) -> ()";
+
+TEST_F(TorchTest, RegisteredOperatorRunsThroughTheDispatcher) {
+  torch::Operator op = torch::RegisterOp(Scale(), "kwcall_cpp_test::scale", kSchema);
+  EXPECT_EQ(op.qualified_name(), "kwcall_cpp_test::scale");
+  EXPECT_EQ(op.schema(), std::string("scale") + kSchema);
+  TensorHandle x = Tensor({1, 2, 3}), out = Tensor({0, 0, 0});
+  StableIValue stack[3] = {Pass(x), Pass(out), Pass(2.5)};
+  ASSERT_EQ(shim_.call_dispatcher("kwcall_cpp_test::scale", "", stack), 0);
+  EXPECT_EQ(Values(out, 3), (std::vector<float>{2.5, 5, 7.5}));
+  shim_.delete_tensor_object(x);
+  shim_.delete_tensor_object(out);
+}
+
+TEST_F(TorchTest, DestroyingTheHandleUnregisters) {
+  {
+    torch::Operator op = torch::RegisterOp(Scale(), "kwcall_cpp_test::gone", kSchema);
+    torch::Operator moved = std::move(op);
+    EXPECT_FALSE(op);
+    EXPECT_TRUE(moved);
+  }
+  // The name is free again: registering it once more succeeds, and the operator works.
+  torch::Operator again = torch::RegisterOp(Scale(), "kwcall_cpp_test::gone", kSchema);
+  TensorHandle x = Tensor({4}), out = Tensor({0});
+  StableIValue stack[3] = {Pass(x), Pass(out), Pass(0.5)};
+  ASSERT_EQ(shim_.call_dispatcher("kwcall_cpp_test::gone", "", stack), 0);
+  EXPECT_EQ(Values(out, 1), std::vector<float>{2});
+  again.Reset();
+  EXPECT_FALSE(again);
+  shim_.delete_tensor_object(x);
+  shim_.delete_tensor_object(out);
+}
+
+std::string ErrorOf(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const ffi::Error& error) {
+    return std::string(error.kind()) + ": " + std::string(error.message());
+  }
+  return "no error";
+}
+
+TEST_F(TorchTest, RefusalsSayWhy) {
+  torch::Operator op = torch::RegisterOp(Scale(), "kwcall_cpp_test::twice", kSchema);
+  EXPECT_EQ(ErrorOf([] { torch::RegisterOp(Scale(), "kwcall_cpp_test::twice", kSchema); }),
+            "RuntimeError: kwcall.torch: the operator kwcall_cpp_test::twice is registered "
+            "already (by kwcall); unregister it first");
+  EXPECT_EQ(ErrorOf([] { torch::RegisterOp(Scale(), "no_namespace", kSchema); }),
+            "ValueError: kwcall.torch: the operator name 'no_namespace' must be "
+            "'namespace::name', two identifiers (as in 'mylib::axpy')");
+  EXPECT_EQ(
+      ErrorOf([] { torch::RegisterOp(Scale(), "kwcall_cpp_test::ret", "(Tensor x) -> Tensor"); }),
+      "ValueError: kwcall.torch: the schema '(Tensor x) -> Tensor' must return nothing "
+      "('-> ()'): kwcall's operators write their results into tensors marked as mutated "
+      "('Tensor(a!)')");
+  EXPECT_EQ(ErrorOf([] { torch::RegisterOp(Scale(), "kwcall_cpp_test::l", "(int[] x) -> ()"); }),
+            "ValueError: kwcall.torch: argument 'x' has the schema type 'int[]', which kwcall's "
+            "kernel cannot pass to a tvm-ffi function: use Tensor, int, float, bool or str (each "
+            "may be optional, 'T?')");
+  // torch's own refusal: aten::relu exists (with the default overload), made by torch.
+  std::string taken = ErrorOf([] { torch::RegisterOp(Scale(), "aten::relu", kSchema); });
+  EXPECT_EQ(taken.rfind("RuntimeError: kwcall.torch: torch refused to define aten::relu(Tensor x, "
+                        "Tensor(a!) out, *, float alpha=1.0) -> () (an operator of that name may "
+                        "exist already)",
+                        0),
+            0u)
+      << taken;
+  EXPECT_NE(taken.find("with the same name and overload name multiple times"), std::string::npos)
+      << taken;
+}
+
+TEST(TorchNotLoaded, RegisterOpNamesWhatIsMissing) {
+  if (TorchMapped()) GTEST_SKIP() << "libtorch is loaded in this process already";
+  std::string error = ErrorOf([] { torch::RegisterOp(Scale(), "kwcall_cpp_test::none", kSchema); });
+  EXPECT_EQ(error,
+            "RuntimeError: kwcall.torch: torch is not loaded in this process (no "
+            "libtorch_cpu.so is mapped); import torch, or link or dlopen libtorch, before "
+            "registering an operator");
+}
+
+}  // namespace
+}  // namespace kwcall

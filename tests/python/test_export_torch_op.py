@@ -1,0 +1,134 @@
+"""``export_to_c(..., torch_op=...)`` ships a torch operator's schema beside the signature (the
+companion ``__kwcall_torch_op_<name>`` of ``KWCALL_EXPORT_TORCH_OP``), read back with the C++
+reader's rules (``kwcall::ExportedTorchOp``, here through its FFI global). A text of the wrong
+form, or one whose arguments are not the signature's parameters, is refused before anything is
+written. Host-only @cute.jit functions, so no GPU is needed; the macro is compiled as C and
+C++ without CuTeDSL."""
+
+# No `from __future__ import annotations`: CuTeDSL reads the annotations at compile time.
+import os
+import shutil
+import subprocess
+
+import pytest
+import tvm_ffi
+import tvm_ffi.libinfo
+from kwcall import _link_signature, libinfo
+
+SCHEMA = "kwcall_test::kern(Tensor(a!) out, int a, *, int b=2) -> ()"
+read_text = tvm_ffi.get_global_func("kwcall.ExportedTorchOpFromResult")
+
+
+def torch_op_symbol(name):
+    return f"__tvm_ffi___kwcall_torch_op_{name}"
+
+
+@pytest.mark.parametrize("language, compiler", [("c", "cc"), ("c++", "c++")])
+def test_the_macro_compiles_to_the_prefixed_symbol(tmp_path, language, compiler):
+    if shutil.which(compiler) is None:
+        pytest.skip(f"no {compiler}")
+    source = tmp_path / "signature.src"
+    json_text = '{"version": 1, "name": "kern", "params": []}'
+    source.write_text(_link_signature.c_source("kern", json_text, 'ns::kern() -> "()"\\'))
+    obj = tmp_path / "signature.o"
+    includes = [f"-I{libinfo.include_dir()}", f"-I{tvm_ffi.libinfo.find_include_path()}"]
+    command = [compiler, "-x", language, "-c", "-Wall", "-Werror", *includes, str(source)]
+    subprocess.run([*command, "-o", str(obj)], check=True)
+    defined = subprocess.run(["nm", "--defined-only", str(obj)], capture_output=True, text=True)
+    names = [line.split()[-1] for line in defined.stdout.splitlines()]
+    assert _link_signature.signature_symbol("kern") in names
+    assert torch_op_symbol("kern") in names
+
+
+def test_the_reader_splits_the_name_from_the_schema():
+    assert list(read_text(SCHEMA, "kern")) == [
+        "kwcall_test::kern",
+        "(Tensor(a!) out, int a, *, int b=2) -> ()",
+    ]
+
+
+# -- kwcall.cute.export_to_c --------------------------------------------------------------
+cute = pytest.importorskip("cutlass.cute")
+np = pytest.importorskip("numpy")
+kwcute = pytest.importorskip("kwcall.cute")
+
+from cutlass import Float32, Int32  # noqa: E402
+from cutlass.cute.runtime import from_dlpack  # noqa: E402
+from kwcall.cute import _runtime_modules  # noqa: E402
+
+
+@cute.jit
+def kern(out: cute.Tensor, a: Int32, *, b: Int32 = Int32(2)):  # noqa: B008
+    out[0] = Float32(a) + Float32(b)
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    return kwcute.compile(kern, from_dlpack(np.zeros(4, np.float32)), Int32(1))
+
+
+def exported_op(obj, name="kern"):
+    """What the object at ``obj`` exports as ``name``'s torch operator, read as C++ reads it."""
+    module = cute.runtime.load_module(str(obj), enable_tvm_ffi=True)
+    companion = _runtime_modules.lookup(module)(f"__kwcall_torch_op_{name}")
+    return None if companion is None else list(read_text(companion(), name))
+
+
+def test_the_schema_is_linked_beside_the_signature(compiled, tmp_path):
+    obj = tmp_path / "k.o"
+    kwcute.export_to_c(compiled, str(obj), function_name="kern", torch_op=SCHEMA)
+    assert (
+        torch_op_symbol("kern")
+        in subprocess.run(
+            ["nm", str(obj)], capture_output=True, text=True, check=True
+        ).stdout.split()
+    )
+    assert exported_op(obj) == ["kwcall_test::kern", "(Tensor(a!) out, int a, *, int b=2) -> ()"]
+    # The function keeps its signature, and an export without torch_op carries no schema.
+    plain = tmp_path / "plain.o"
+    kwcute.export_to_c(compiled, str(plain), function_name="kern")
+    assert exported_op(plain) is None
+
+
+def test_the_name_alone_takes_the_derived_schema(compiled, tmp_path):
+    torch_ops = pytest.importorskip("kwcall.torch", reason="kwcall.torch needs torch")
+    obj = tmp_path / "k.o"
+    kwcute.export_to_c(compiled, str(obj), function_name="kern", torch_op="kwcall_test::kern")
+    assert exported_op(obj) == ["kwcall_test::kern", torch_ops.schema_of(compiled)]
+
+
+@pytest.mark.parametrize(
+    "torch_op, error, says",
+    [
+        (3, TypeError, "torch_op must be the operator's name 'ns::name' or its full schema"),
+        ("kern(Tensor(a!) out, int a, *, int b=2) -> ()", ValueError,
+         "is not a schema 'namespace::name(arguments) -> returns'"),
+        ("kwcall_test::kern(Tensor(a!) out, int a, *, int b=2)", ValueError,
+         "is not a schema 'namespace::name(arguments) -> returns'"),
+    ],
+)  # fmt: skip
+def test_a_text_of_another_form_is_refused_before_anything_is_written(
+    compiled, tmp_path, torch_op, error, says
+):
+    with pytest.raises(error, match=None) as raised:
+        kwcute.export_to_c(compiled, str(tmp_path / "k.o"), function_name="kern", torch_op=torch_op)
+    assert says in str(raised.value)
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "schema, shown",
+    [
+        ("kwcall_test::kern(Tensor(a!) out, int b, *, int a=2) -> ()", "(out, b, *, a)"),
+        ("kwcall_test::kern(Tensor(a!) out, int a, int b=2) -> ()", "(out, a, b)"),
+        ("kwcall_test::kern(Tensor(a!) out, int a) -> ()", "(out, a)"),
+    ],
+)
+def test_arguments_that_are_not_the_parameters_are_refused(compiled, tmp_path, schema, shown):
+    pytest.importorskip("torch", reason="the arguments are compared where torch parses them")
+    with pytest.raises(ValueError) as raised:
+        kwcute.export_to_c(compiled, str(tmp_path / "k.o"), function_name="kern", torch_op=schema)
+    assert f"its arguments {shown} are not the parameters of kern (out, a, *, b)" in str(
+        raised.value
+    )
+    assert os.listdir(tmp_path) == []

@@ -1,0 +1,194 @@
+"""kwcall.torch.schema_of: the schema of each kind of parameter, default and mutation; the
+refusals of what a schema cannot express; and torch reading back what register() defined."""
+
+from __future__ import annotations
+
+import kwcall
+import pytest
+from torch_helpers import (
+    TENSORS,
+    axpy_function,
+    kwtorch,
+    op,
+    op_name,
+    register_axpy,
+    registered_ops,  # noqa: F401  (a fixture)
+    targets,
+    torch,
+)
+
+pytestmark = pytest.mark.usefixtures("registered_ops")
+
+
+def wrapped(*names, defaults=(), kwonly=(), kwonly_defaults=None, posonly_count=0, unpack=()):
+    """A kwcall function of that signature on the C++ recorder (it takes any arguments)."""
+    signature = kwcall.Signature(
+        list(names),
+        defaults,
+        list(kwonly),
+        kwonly_defaults or {},
+        posonly_count=posonly_count,
+        unpack=unpack,
+        name="f",
+    )
+    return kwcall.wrap(targets()["recorder"](), signature)
+
+
+def test_axpy_schema_names_order_marker_defaults_and_mutation():
+    assert (
+        kwtorch.schema_of(axpy_function(), mutates_args=["out"], types=TENSORS)
+        == "(Tensor x, Tensor y, Tensor(a!) out, *, float alpha=1.0) -> ()"
+    )
+
+
+@pytest.mark.parametrize(
+    "default, expected",
+    [
+        (True, "bool p=True"),
+        (False, "bool p=False"),
+        (3, "int p=3"),
+        (-7, "int p=-7"),
+        (0.5, "float p=0.5"),
+        (1e-05, "float p=1e-05"),
+        ("hi", "str p='hi'"),
+        ("it's \\", "str p='it\\'s \\\\'"),
+    ],
+)
+def test_type_from_each_kind_of_default(default, expected):
+    f = wrapped("x", "p", defaults=(default,))
+    assert kwtorch.schema_of(f, types={"x": "Tensor"}) == f"(Tensor x, {expected}) -> ()"
+
+
+def test_none_default_makes_the_type_optional():
+    f = wrapped("x", "bias", "n", defaults=(None, None))
+    assert (
+        kwtorch.schema_of(f, types={"x": "Tensor", "bias": "Tensor", "n": "int?"})
+        == "(Tensor x, Tensor? bias=None, int? n=None) -> ()"
+    )
+
+
+def test_types_override_the_default_s_type_and_ints_become_floats():
+    f = wrapped("x", "alpha", defaults=(1,))
+    assert kwtorch.schema_of(f, types={"x": "Tensor"}) == "(Tensor x, int alpha=1) -> ()"
+    assert (
+        kwtorch.schema_of(f, types={"x": "Tensor", "alpha": "float"})
+        == "(Tensor x, float alpha=1.0) -> ()"
+    )
+
+
+def test_each_mutated_tensor_gets_its_own_alias_letter():
+    f = wrapped("a", "b", "c", kwonly=("d",), kwonly_defaults={"d": None})
+    types = dict.fromkeys("abcd", "Tensor")
+    assert (
+        kwtorch.schema_of(f, mutates_args=("a", "c", "d"), types=types)
+        == "(Tensor(a!) a, Tensor b, Tensor(b!) c, *, Tensor(c!)? d=None) -> ()"
+    )
+
+
+def test_keyword_only_without_defaults_and_no_parameters():
+    f = wrapped("x", kwonly=("k", "m"))
+    assert (
+        kwtorch.schema_of(f, types={"x": "Tensor", "k": "int", "m": "str"})
+        == "(Tensor x, *, int k, str m) -> ()"
+    )
+    assert kwtorch.schema_of(wrapped()) == "() -> ()"
+
+
+@pytest.mark.parametrize(
+    "build, kwargs, message",
+    [
+        (
+            lambda: wrapped("p", "x", posonly_count=1),
+            {"types": {"p": "Tensor", "x": "Tensor"}},
+            "parameter 'p' is positional-only, which a torch schema cannot express: bind the "
+            "target to a signature without '/' (posonly_count=0)",
+        ),
+        (
+            lambda: wrapped("x", "y"),
+            {"types": {"x": "Tensor"}},
+            "parameter 'y' has no type a schema can use: pass types={'y': 'Tensor'}",
+        ),
+        (
+            lambda: wrapped("x"),
+            {"types": {"x": "Tensor[]"}},
+            "types['x'] is 'Tensor[]', not a type kwcall's kernel passes",
+        ),
+        (
+            lambda: wrapped("x"),
+            {"types": {"x": "Tensor", "z": "int"}},
+            "'z' is not a parameter of f() (its parameters: x)",
+        ),
+        (
+            lambda: wrapped("x", "n"),
+            {"types": {"x": "Tensor", "n": "int"}, "mutates_args": ["n"]},
+            "mutates_args names 'n', of type int: only tensors can be mutated",
+        ),
+        (
+            lambda: wrapped("x", defaults=((1, 2),)),
+            {"types": {"x": "int"}},
+            "parameter 'x' of type int has the default (1, 2), which a schema cannot write",
+        ),
+        (
+            lambda: wrapped("x", defaults=(float("inf"),)),
+            {},
+            "parameter 'x' of type float has the default inf",
+        ),
+        (
+            lambda: wrapped("x", defaults=(1.0,)),
+            {"types": {"x": "Tensor"}},
+            "parameter 'x' of type Tensor has the default 1.0",
+        ),
+    ],
+)
+def test_refusals_name_the_parameter_and_what_to_pass(build, kwargs, message):
+    with pytest.raises(ValueError) as error:
+        kwtorch.schema_of(build(), **kwargs)
+    assert message in str(error.value)
+
+
+def test_unpacked_dataclass_parameter_is_refused():
+    pytest.importorskip("tvm_ffi.utils.unpack_dataclass", reason="this tvm-ffi cannot unpack")
+    with pytest.raises(ValueError, match="parameter 'p' is a dataclass or NamedTuple unpacked"):
+        kwtorch.schema_of(wrapped("p", unpack=("p",)), types={"p": "Tensor"})
+
+
+def test_a_function_without_a_kwcall_signature_is_refused():
+    with pytest.raises(TypeError, match="is not a kwcall function"):
+        kwtorch.schema_of(targets()["axpy"])
+
+
+def test_torch_reads_back_the_schema_register_defined():
+    name, _ = register_axpy()
+    schema = op(name).default._schema
+    assert [a.name for a in schema.arguments] == ["x", "y", "out", "alpha"]
+    assert [a.kwarg_only for a in schema.arguments] == [False, False, False, True]
+    assert schema.arguments[2].alias_info.is_write
+    assert schema.arguments[3].default_value == 1.0
+    assert schema.returns == []
+    assert (
+        kwtorch.registered()[name]
+        == "(Tensor x, Tensor y, Tensor(a!) out, *, float alpha=1.0) -> ()"
+    )
+
+
+def test_registering_a_name_twice_or_one_torch_has_is_an_error():
+    name, _ = register_axpy()
+    with pytest.raises(RuntimeError, match="is registered already .by kwcall.torch.register"):
+        kwtorch.register(axpy_function(), name, mutates_args=["out"], types=TENSORS)
+    with pytest.raises(RuntimeError, match="torch has an operator aten::add already"):
+        kwtorch.register(axpy_function(), "aten::add", types=TENSORS)
+    with pytest.raises(ValueError, match="must be 'namespace::name'"):
+        kwtorch.register(axpy_function(), "no_namespace", types=TENSORS)
+
+
+def test_a_name_is_free_again_after_unregister():
+    name, _ = register_axpy()
+    kwtorch.unregister(name)
+    assert name not in kwtorch.registered()
+    kwtorch.register(axpy_function(), name, mutates_args=["out"], types=TENSORS)
+    x = torch.ones(3)
+    out = torch.zeros(3)
+    op(name)(x, x, out, alpha=2.0)
+    assert out.tolist() == [3.0, 3.0, 3.0]
+    with pytest.raises(KeyError):
+        kwtorch.unregister(op_name("never_registered"))
