@@ -83,7 +83,12 @@ P = Point(X, Y)
 
 def snapshot(watched: tuple) -> tuple:
     return (
-        [sys.getrefcount(o) for o in watched],
+        # A deferred object's count leaves out some of the interpreter's references to it,
+        # which ones changing as the code that holds them is specialized: not compared.
+        [
+            None if DEFERRED and isinstance(o, kwcall.Function) else sys.getrefcount(o)
+            for o in watched
+        ],
         [use_count(o) for o in watched if isinstance(o, tvm_ffi.Object)],
     )
 
@@ -272,9 +277,11 @@ def test_python_target_raising():
 # -- creating and destroying functions --------------------------------------------------
 def test_create_destroy():
     def run(n: int) -> None:
-        for _ in range(n):
+        for i in range(n):
             f = kwcall.wrap(echo, SIG)
             f(X, k=Y)  # fills the call-shape cache, which the function then owns
+            if DEFERRED and i % 1000 == 999:
+                gc.collect()  # deferred: the collector, not the next line, frees f
 
     assert_flat(run, FUNCTIONS, (SIG, echo, X, Y, D_OPAQUE, D_FFI, D_KW))
 
