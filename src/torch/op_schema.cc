@@ -28,52 +28,50 @@ bool IsIdentifier(std::string_view text) {
   return true;
 }
 
-// The index of the parenthesis closing the one at `open`, skipping quoted defaults.
-size_t ClosingParen(std::string_view text, size_t open) {
+// Walks `text` from `from` outside quoted defaults, counting bracket depth (raised after an
+// opening bracket, lowered at a closing one), and calls visit(i, c, depth) for each character
+// there; the first index where visit returns true, or npos.
+template <typename Visit>
+size_t ScanOutsideQuotes(std::string_view text, size_t from, Visit visit) {
   int depth = 0;
   char quote = 0;
-  for (size_t i = open; i < text.size(); ++i) {
-    char c = text[i];
+  for (size_t i = from; i < text.size(); ++i) {
+    const char c = text[i];
     if (quote != 0) {
       if (c == '\\')
         ++i;
       else if (c == quote)
         quote = 0;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == '(' || c == '[') {
-      ++depth;
-    } else if ((c == ')' || c == ']') && --depth == 0) {
-      return i;
+      continue;
     }
+    if (c == '\'' || c == '"') {
+      quote = c;
+      continue;
+    }
+    if (c == '(' || c == '[') ++depth;
+    if (c == ')' || c == ']') --depth;
+    if (visit(i, c, depth)) return i;
   }
   return std::string_view::npos;
+}
+
+// The index of the parenthesis closing the one at `open`, skipping quoted defaults.
+size_t ClosingParen(std::string_view text, size_t open) {
+  return ScanOutsideQuotes(
+      text, open, [](size_t, char c, int depth) { return (c == ')' || c == ']') && depth == 0; });
 }
 
 // The arguments' texts, split at top-level commas.
 std::vector<std::string_view> SplitArguments(std::string_view list) {
   std::vector<std::string_view> parts;
   size_t start = 0;
-  int depth = 0;
-  char quote = 0;
-  for (size_t i = 0; i < list.size(); ++i) {
-    char c = list[i];
-    if (quote != 0) {
-      if (c == '\\')
-        ++i;
-      else if (c == quote)
-        quote = 0;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == '(' || c == '[') {
-      ++depth;
-    } else if (c == ')' || c == ']') {
-      --depth;
-    } else if (c == ',' && depth == 0) {
+  ScanOutsideQuotes(list, 0, [&](size_t i, char c, int depth) {
+    if (c == ',' && depth == 0) {
       parts.push_back(Trim(list.substr(start, i - start)));
       start = i + 1;
     }
-  }
+    return false;
+  });
   std::string_view last = Trim(list.substr(start));
   if (!last.empty() || !parts.empty()) parts.push_back(last);
   return parts;
