@@ -44,7 +44,13 @@ bool PyKeys::Shown(int32_t k, std::string_view* text) const {
     return true;
   }
   PyObject* shown = PyObject_Str(key);
-  if (shown == nullptr) return false;
+  if (shown == nullptr) {
+#if PY_VERSION_HEX < 0x030B0000
+    // CPython 3.10's PyErr_Format replaces the error a failed "%S" left with a bare TypeError.
+    PyErr_SetNone(PyExc_TypeError);
+#endif
+    return false;
+  }
   *text = Keep(Utf8Bytes(shown));
   Py_DECREF(shown);
   return true;

@@ -144,7 +144,7 @@ def test_the_cases_cover_each_behaviour():
 def test_keys_whose_str_is_not_their_text(key_type, params, pos, keys):
     # Issue 31.8: CPython joins the keys' own text into the positional-only message and
     # suggests from it, while "unexpected" and "multiple values" print str(key) (which may
-    # raise, and then its error is the outcome).
+    # raise, and then its error is the outcome; 3.10 replaces it with a bare TypeError).
     fn = oracle(params)
     f = kwcall_function(fn)
     kws = tuple((key_type(key), 7 + i) for i, key in enumerate(keys))

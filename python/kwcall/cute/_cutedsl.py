@@ -118,8 +118,11 @@ def runtime_annotations(execution_args: Any) -> dict[str, Any]:
 def compiled_with_none(execution_args: Any) -> dict[str, bool]:
     """Which runtime parameters the compile was given None for (CuTeDSL then takes None, or a
     value, at every call: an optional argument), by name."""
+    flags = getattr(execution_args, "_compiled_with_none", None)
+    if flags is None:  # CuTeDSL 4.6 keeps no such flags
+        return {}
     names = [p.name for p in runtime_parameters(execution_args)]
-    return dict(zip(names, execution_args._compiled_with_none, strict=True))
+    return dict(zip(names, flags, strict=True))
 
 
 def pointer_parameters(execution_args: Any) -> list[str]:
@@ -279,9 +282,10 @@ PRIVATE_NAMES: tuple[Private, ...] = (
         lambda s: _has(s.stock.execution_args, "get_rectified_args_from_original_args"),
     ),
     Private(
-        ".execution_args._compiled_with_none (one flag per runtime parameter)",
+        ".execution_args._compiled_with_none (one flag per runtime parameter; absent in 4.6)",
         lambda s: (
-            len(s.stock.execution_args._compiled_with_none)
+            not hasattr(s.stock.execution_args, "_compiled_with_none")
+            or len(s.stock.execution_args._compiled_with_none)
             == len(runtime_parameters(s.stock.execution_args))
         ),
     ),
