@@ -58,6 +58,9 @@ inline TVMFFIAny SentinelView() {
  * so those forms do not compile. A name is its bytes: a std::string's or ffi::String's
  * length counts, embedded NUL bytes included (such a name is no parameter's, and the call
  * fails naming it).
+ *
+ * A Kw has no destructor to run: one that owned a string object kept the compiler from
+ * holding the name in registers across the call, and made each keyword cost nanoseconds.
  */
 template <typename T>
 struct Kw {
@@ -69,18 +72,12 @@ struct Kw {
   // Rvalue strings (const or not) bind here rather than above: refused at compile time.
   Kw(const std::string&& name, T value) = delete;
   Kw(const ffi::String&& name, T value) = delete;
-  Kw(const Kw& other) : name(other.name), value(other.value), owned_(other.owned_) {
-    CopyText(other);
-  }
-  Kw(Kw&& other)
-      : name(other.name), value(std::move(other.value)), owned_(std::move(other.owned_)) {
-    CopyText(other);
-  }
+  Kw(const Kw& other) : name(other.name), value(other.value) { CopyText(other); }
+  Kw(Kw&& other) : name(other.name), value(std::move(other.value)) { CopyText(other); }
   Kw& operator=(const Kw& other) {
     if (this != &other) {
       name = other.name;
       value = other.value;
-      owned_ = other.owned_;
       CopyText(other);
     }
     return *this;
@@ -89,7 +86,6 @@ struct Kw {
     if (this != &other) {
       name = other.name;
       value = std::move(other.value);
-      owned_ = std::move(other.owned_);
       CopyText(other);
     }
     return *this;
@@ -97,7 +93,9 @@ struct Kw {
 
   /*!
    * \brief The name as a packed string: inline when shorter than 8 bytes, so binding reads no
-   *        memory; a C string in this Kw up to 15 bytes; the caller's bytes beyond.
+   *        memory; a C string in this Kw up to 15 bytes; the caller's bytes beyond. A name of
+   *        8 bytes or more with a NUL byte is a byte array here, which kwcall::Call makes a
+   *        string object for (no C string holds it).
    */
   TVMFFIAny name;
   T value;
@@ -112,12 +110,12 @@ struct Kw {
       name.small_str_len = static_cast<uint32_t>(text.size());
       std::memcpy(name.v_bytes, text.data(), text.size());
     } else if (std::memchr(text.data(), '\0', text.size()) != nullptr) {
-      // A C string would end at the NUL: a string object keeps the whole name.
-      owned_ = ffi::String(text.data(), text.size());
-      name = RawView(ffi::AnyView(owned_));
+      bytes_ = TVMFFIByteArray{text.data(), text.size()};
+      name.type_index = ffi::TypeIndex::kTVMFFIByteArrayPtr;
+      name.v_ptr = &bytes_;
     } else if (text.size() < kCopiedBelow) {
+      std::memset(text_, 0, sizeof(text_));  // the terminator, and nothing uninitialized
       std::memcpy(text_, text.data(), text.size());
-      text_[text.size()] = '\0';
       name.type_index = ffi::TypeIndex::kTVMFFIRawStr;
       name.v_c_str = text_;
     } else {
@@ -130,16 +128,23 @@ struct Kw {
     std::memcpy(&raw, &view, sizeof(raw));
     return raw;
   }
-  // After `name` was copied from `other`'s: a name `other` holds in text_ is held here too.
+  // After `name` was copied from `other`'s: a name `other` points into itself for points
+  // into this Kw instead.
   void CopyText(const Kw& other) {
     if (name.type_index == ffi::TypeIndex::kTVMFFIRawStr && name.v_c_str == other.text_) {
       std::memcpy(text_, other.text_, sizeof(text_));
       name.v_c_str = text_;
+    } else if (name.type_index == ffi::TypeIndex::kTVMFFIByteArrayPtr &&
+               name.v_ptr == &other.bytes_) {
+      bytes_ = other.bytes_;
+      name.v_ptr = &bytes_;
     }
   }
 
-  ffi::String owned_;        // a name with a NUL byte, 8 bytes or longer
-  char text_[kCopiedBelow];  // a copied name of 8 to 15 bytes, NUL-terminated
+  union {
+    char text_[kCopiedBelow];  // a copied name of 8 to 15 bytes, NUL-terminated
+    TVMFFIByteArray bytes_;    // the caller's bytes of a name with a NUL byte
+  };
 };
 template <typename T>
 Kw(const char*, T) -> Kw<T>;
@@ -164,6 +169,12 @@ constexpr bool KeywordsLast() {
   ((kIsKw<Args> ? (seen_keyword = true) : (ok = ok && !seen_keyword)), ...);
   return ok;
 }
+
+// Calls f with the keys (every other slot from `first_key`) that are byte arrays, Kw names of
+// 8 bytes or more with a NUL byte, made string objects held for the call. Defined in
+// src/kwargs.cc: off every caller's inlined path, which tests one type index per name.
+KWCALL_API void CallWithNamesMade(const ffi::Function& f, const TVMFFIAny* packed,
+                                  int32_t num_packed, int32_t first_key, ffi::Any* result);
 }  // namespace kwargs_detail
 
 /*!
@@ -182,12 +193,14 @@ template <typename... Args>
   // Raw slots, each written once: AnyView's constructor would zero them first.
   TVMFFIAny packed[kNumPacked == 0 ? 1 : kNumPacked];
   size_t next = 0;
+  bool names_to_make = false;  // known false at compile time for names given as literals
   auto put = [&](const ffi::AnyView& view) {
     packed[next++] = reinterpret_cast<const TVMFFIAny&>(view);
   };
   auto push = [&](auto&& arg) {
     if constexpr (kwargs_detail::kIsKw<decltype(arg)>) {
       if (next == sizeof...(Args) - kNumKeywords) packed[next++] = kwargs_detail::SentinelView();
+      names_to_make |= arg.name.type_index == ffi::TypeIndex::kTVMFFIByteArrayPtr;
       packed[next++] = arg.name;
       put(arg.value);
     } else {
@@ -196,8 +209,14 @@ template <typename... Args>
   };
   (push(args), ...);
   ffi::Any result;
-  f.CallPacked(reinterpret_cast<const ffi::AnyView*>(packed), static_cast<int32_t>(kNumPacked),
-               &result);
+  if (names_to_make) {
+    constexpr int32_t kFirstKey = static_cast<int32_t>(sizeof...(Args) - kNumKeywords) + 1;
+    kwargs_detail::CallWithNamesMade(f, packed, static_cast<int32_t>(kNumPacked), kFirstKey,
+                                     &result);
+  } else {
+    f.CallPacked(reinterpret_cast<const ffi::AnyView*>(packed), static_cast<int32_t>(kNumPacked),
+                 &result);
+  }
   return result;
 }
 

@@ -145,6 +145,19 @@ TEST(KwargsCall, KwStdStringNamesKeepEmbeddedNulBytes) {
   const std::string error = ErrorOf([&] { Call(g, 1, Kw(cut, 7)); });
   EXPECT_NE(error.find("unexpected keyword argument '" + cut + "'"), std::string::npos) << error;
   EXPECT_EQ(error, ErrorOf([&] { CallSite(g, 1, {cut}); }));
+  // A copy of such a Kw, beside a plain keyword, after the original's storage is reused.
+  alignas(Kw<int>) unsigned char storage[sizeof(Kw<int>)];
+  auto* original = new (storage) Kw<int>(cut, 7);
+  Kw<int> copy = *original;
+  std::memset(storage, 'z', sizeof(storage));
+  EXPECT_EQ(ErrorOf([&] { Call(g, Kw("a", 1), copy); }), error);
+}
+
+TEST(KwargsCall, KwHasNoDestructorToRun) {
+  // A Kw that owned a string object made each keyword of kwcall::Call cost nanoseconds
+  // (the compiler kept the Kw in memory across the call to destroy it after).
+  static_assert(std::is_trivially_destructible_v<Kw<int>>);
+  static_assert(std::is_trivially_destructible_v<Kw<double>>);
 }
 
 TEST(KwargsCall, EmptyAndInvalidArgumentArrays) {
