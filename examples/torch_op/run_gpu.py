@@ -10,8 +10,9 @@ Targets (issue 30): the operator's launch at most 1.5x the kwcall.Function launc
 and a CUDA-graph replay of the operator equal to the same graph of the direct launch.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: torch.library.custom_op reads the annotations of
+# the op below, and would not resolve 'torch.Tensor' written as a string (torch is imported in
+# main, so that the script skips without it).
 import argparse
 import statistics
 import sys
