@@ -41,6 +41,7 @@ PUBLIC_API = {
     "kwcall::Signature::ToJson",
     "kwcall::Signature::ToMap",
     "kwcall::kwargs_detail::g_kwargs_sentinel",  # read by kwcall::Call, inline
+    "kwcall::kwargs_detail::CallWithNamesMade",  # called by kwcall::Call, inline
     "kwcall::torch::Operator::Operator",
     "kwcall::torch::Operator::~Operator",
     "kwcall::torch::Operator::operator=",
