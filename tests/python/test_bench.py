@@ -174,3 +174,17 @@ def test_the_machine_section_imports_no_cutedsl():
     except Exception:  # noqa: BLE001 - not installed here
         expected = "None"
     assert version == expected
+
+
+def test_the_native_modules_are_rebuilt_when_kwcalls_headers_change(tmp_path, monkeypatch):
+    # A kwcall rebuilt in place (same include directory, same version) changes what the
+    # caller compiles to: kwcall::Call and Kw are inline in include/kwcall/kwargs.h.
+    include = tmp_path / "include"
+    (include / "kwcall").mkdir(parents=True)
+    header = include / "kwcall" / "kwargs.h"
+    header.write_text("// one\n")
+    monkeypatch.setattr(build.kwcall.libinfo, "include_dir", lambda: str(include))
+    first = build._build_dir(tmp_path / "cache", build.CPU_SOURCES)
+    assert build._build_dir(tmp_path / "cache", build.CPU_SOURCES) == first
+    header.write_text("// two\n")
+    assert build._build_dir(tmp_path / "cache", build.CPU_SOURCES) != first

@@ -32,11 +32,13 @@ def default_cache_dir() -> Path:
 
 
 def _build_dir(root: Path, sources: tuple[str, ...]) -> str:
-    # Keyed by the sources and the versions they compile against, so a rerun reuses the
-    # library and an upgrade rebuilds it.
+    # Keyed by the sources, the kwcall headers they include and the versions they compile
+    # against, so a rerun reuses the library and a rebuilt or upgraded kwcall rebuilds it.
     digest = hashlib.sha256()
     for name in sources:
         digest.update((HERE / name).read_bytes())
+    for header in sorted((Path(kwcall.libinfo.include_dir()) / "kwcall").rglob("*.h")):
+        digest.update(header.read_bytes())
     digest.update(
         f"{kwcall.__version__} {tvm_ffi.__version__} {kwcall.libinfo.include_dir()}".encode()
     )
