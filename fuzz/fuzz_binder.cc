@@ -182,10 +182,17 @@ TVMFFIAny PackName(Item* item, Packed* packed) {
     case NameForm::kKwCStr:
       packed->kws.emplace_back(FillBuffer(item), 0);
       return packed->kws.back().name;
-    case NameForm::kKwStdString:
+    case NameForm::kKwStdString: {
       packed->strings.push_back(text);
       packed->kws.emplace_back(packed->strings.back(), 0);
-      return packed->kws.back().name;
+      const TVMFFIAny& name = packed->kws.back().name;
+      if (name.type_index != kTVMFFIByteArrayPtr) return name;
+      // A name of 8 bytes or more with a NUL byte: kwcall::Call (the kKwcallCall entry) makes
+      // a string object of these bytes for the call; a packed array of its own does the same.
+      const auto* bytes = static_cast<const TVMFFIByteArray*>(name.v_ptr);
+      packed->objects.push_back(ffi::String(bytes->data, bytes->size));
+      return Raw(packed->objects.back());
+    }
     case NameForm::kKwString:
       packed->objects.push_back(ffi::String(text.data(), text.size()));
       packed->kws.emplace_back(packed->objects.back(), 0);
