@@ -53,8 +53,10 @@ class PackedCall {
   const TVMFFIAny* defaults() const { return plan_.default_views(); }
 
   bool KeyIs(int32_t k, int32_t param) const {
-    NameKey name;
-    return NameKey::Read(pairs_[2 * k], &name) && plan_.names().Is(param, name) &&
+    const TVMFFIAny& key = pairs_[2 * k];
+    // Names as kwcall::Kw and tvm-ffi pack short ones are two word compares; any other form is
+    // read as text.
+    return (plan_.names().IsPackedForm(param, key) || TextIs(key, param)) &&
            !MayBeSentinel(keyword_value(k));
   }
   ParamLookup FindKey(int32_t k, int32_t* hint) const {
@@ -63,6 +65,11 @@ class PackedCall {
       return Lookup::kFullRules;
     }
     return plan_.names().Find(name, hint);
+  }
+  /*! \brief Whether `key`, read as text, is parameter `param`'s name. */
+  bool TextIs(const TVMFFIAny& key, int32_t param) const {
+    NameKey name;
+    return NameKey::Read(key, &name) && plan_.names().Is(param, name);
   }
   /*! \brief CPython's rules in full (binder.h): binds, or throws CPython's TypeError. */
   [[gnu::noinline]] TVM_FFI_COLD_CODE bool BindFull(TVMFFIAny* bound) const;

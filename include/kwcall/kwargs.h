@@ -19,6 +19,8 @@
 #include <tvm/ffi/function.h>
 
 #include <array>
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -46,6 +48,40 @@ inline TVMFFIAny SentinelView() {
   view.v_obj =
       const_cast<TVMFFIObject*>(reinterpret_cast<const TVMFFIObject*>(g_kwargs_sentinel->get()));
   return view;
+}
+
+/*!
+ * \brief Copy one packed argument as two 8-byte words. Packed arguments are written as two
+ *        8-byte stores (type, then value); one 16-byte load across two such stores cannot take
+ *        their values from the store buffer and waits for them to reach the cache (a stall of
+ *        about a call's length), where two 8-byte loads can.
+ */
+[[gnu::always_inline]] inline void CopyWords(TVMFFIAny* dst, const TVMFFIAny& src) {
+  uint64_t words[2];
+  std::memcpy(words, &src, sizeof(words));
+  asm("" : "+r"(words[0]), "+r"(words[1]));  // two scalar loads, not one vector load
+  std::memcpy(dst, words, sizeof(words));
+}
+
+/*!
+ * \brief A name of fewer than 8 bytes as a packed small string, made of two 8-byte words (the
+ *        type and length, the bytes) computed in registers: for a string literal, two
+ *        constants.
+ */
+template <size_t... I>
+[[gnu::always_inline]] inline TVMFFIAny SmallStrWords(const char* data, size_t size,
+                                                      std::index_sequence<I...>) {
+  static_assert(offsetof(TVMFFIAny, small_str_len) == 4 && offsetof(TVMFFIAny, v_uint64) == 8 &&
+                    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+                "a packed small string is its type index, its length, then its bytes");
+  // Each byte read only below `size`; written out rather than a loop, which -O2 may not unroll.
+  const uint64_t words[2] = {
+      static_cast<uint64_t>(ffi::TypeIndex::kTVMFFISmallStr) | (uint64_t{size} << 32),
+      (uint64_t{0} | ... |
+       (I < size ? uint64_t{static_cast<unsigned char>(data[I])} << (8 * I) : uint64_t{0}))};
+  TVMFFIAny any;
+  std::memcpy(&any, words, sizeof(any));
+  return any;
 }
 }  // namespace kwargs_detail
 
@@ -104,21 +140,23 @@ struct Kw {
   // A name of this many bytes or more is viewed; a shorter one is copied.
   static constexpr size_t kCopiedBelow = 16;
 
-  Kw(std::string_view text, const char* c_str, T value) : name{}, value(std::move(value)) {
+  Kw(std::string_view text, const char* c_str, T value) : value(std::move(value)) {
     if (text.size() < sizeof(name.v_bytes)) {
-      name.type_index = ffi::TypeIndex::kTVMFFISmallStr;
-      name.small_str_len = static_cast<uint32_t>(text.size());
-      std::memcpy(name.v_bytes, text.data(), text.size());
+      name = kwargs_detail::SmallStrWords(text.data(), text.size(),
+                                          std::make_index_sequence<sizeof(name.v_bytes) - 1>());
     } else if (std::memchr(text.data(), '\0', text.size()) != nullptr) {
       bytes_ = TVMFFIByteArray{text.data(), text.size()};
+      name = TVMFFIAny{};
       name.type_index = ffi::TypeIndex::kTVMFFIByteArrayPtr;
       name.v_ptr = &bytes_;
     } else if (text.size() < kCopiedBelow) {
       std::memset(text_, 0, sizeof(text_));  // the terminator, and nothing uninitialized
       std::memcpy(text_, text.data(), text.size());
+      name = TVMFFIAny{};
       name.type_index = ffi::TypeIndex::kTVMFFIRawStr;
       name.v_c_str = text_;
     } else {
+      name = TVMFFIAny{};
       name.type_index = ffi::TypeIndex::kTVMFFIRawStr;
       name.v_c_str = c_str;
     }
@@ -177,6 +215,35 @@ KWCALL_API void CallWithNamesMade(const ffi::Function& f, const TVMFFIAny* packe
                                   int32_t num_packed, int32_t first_key, ffi::Any* result);
 }  // namespace kwargs_detail
 
+namespace kwargs_detail {
+// One argument of a call with kNumPositional positional arguments, stored in its slot: a
+// positional one at I, keyword j = I - kNumPositional as its name at kNumPositional + 1 + 2j and
+// its value after it. Every slot is a constant, so each store goes straight to the array.
+// Returns whether the argument is a Kw whose name kwcall::Call must make a string for.
+template <size_t I, size_t kNumPositional, typename Arg>
+[[gnu::always_inline]] inline bool Pack(TVMFFIAny* packed, const Arg& arg) {
+  if constexpr (kIsKw<Arg>) {
+    constexpr size_t kName = kNumPositional + 1 + 2 * (I - kNumPositional);
+    CopyWords(&packed[kName], arg.name);
+    const ffi::AnyView value(arg.value);
+    packed[kName + 1] = reinterpret_cast<const TVMFFIAny&>(value);
+    return arg.name.type_index == ffi::TypeIndex::kTVMFFIByteArrayPtr;
+  } else {
+    const ffi::AnyView value(arg);
+    packed[I] = reinterpret_cast<const TVMFFIAny&>(value);
+    return false;
+  }
+}
+
+// Every argument and, before the keywords, the sentinel; whether a name must be made.
+template <size_t kNumPositional, size_t... I, typename... Args>
+[[gnu::always_inline]] inline bool PackAll(TVMFFIAny* packed, std::index_sequence<I...>,
+                                           const Args&... args) {
+  if constexpr (sizeof...(Args) > kNumPositional) packed[kNumPositional] = SentinelView();
+  return (false | ... | Pack<I, kNumPositional>(packed, args));
+}
+}  // namespace kwargs_detail
+
 /*!
  * \brief Call `f` with positional arguments followed by kwcall::Kw keyword arguments,
  *        packed in tvm-ffi's KWARGS convention. No heap allocation. Always inlined: the
@@ -188,29 +255,17 @@ template <typename... Args>
   static_assert(kwargs_detail::KeywordsLast<Args...>(),
                 "kwcall::Call: positional arguments must come before kwcall::Kw arguments");
   constexpr size_t kNumKeywords = (size_t{0} + ... + (kwargs_detail::kIsKw<Args> ? 1 : 0));
+  constexpr size_t kNumPositional = sizeof...(Args) - kNumKeywords;
   constexpr size_t kNumPacked =
       sizeof...(Args) + kNumKeywords + (kNumKeywords ? 1 : 0);  // name + sentinel
   // Raw slots, each written once: AnyView's constructor would zero them first.
   TVMFFIAny packed[kNumPacked == 0 ? 1 : kNumPacked];
-  size_t next = 0;
-  bool names_to_make = false;  // known false at compile time for names given as literals
-  auto put = [&](const ffi::AnyView& view) {
-    packed[next++] = reinterpret_cast<const TVMFFIAny&>(view);
-  };
-  auto push = [&](auto&& arg) {
-    if constexpr (kwargs_detail::kIsKw<decltype(arg)>) {
-      if (next == sizeof...(Args) - kNumKeywords) packed[next++] = kwargs_detail::SentinelView();
-      names_to_make |= arg.name.type_index == ffi::TypeIndex::kTVMFFIByteArrayPtr;
-      packed[next++] = arg.name;
-      put(arg.value);
-    } else {
-      put(arg);
-    }
-  };
-  (push(args), ...);
+  // Known false at compile time for names given as literals.
+  const bool names_to_make =
+      kwargs_detail::PackAll<kNumPositional>(packed, std::index_sequence_for<Args...>(), args...);
   ffi::Any result;
   if (names_to_make) {
-    constexpr int32_t kFirstKey = static_cast<int32_t>(sizeof...(Args) - kNumKeywords) + 1;
+    constexpr auto kFirstKey = static_cast<int32_t>(kNumPositional + 1);
     kwargs_detail::CallWithNamesMade(f, packed, static_cast<int32_t>(kNumPacked), kFirstKey,
                                      &result);
   } else {

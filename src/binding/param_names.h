@@ -8,6 +8,7 @@
 #include <tvm/ffi/c_api.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -79,7 +80,19 @@ class ParamNames {
       NameKey key(sig.param_name(i));
       tags_.push_back(Tag(key));
       names_.push_back(key);
+      packed_.push_back(PackedSmallStr(key));
     }
+  }
+
+  /*!
+   * \brief Whether the packed key `key` is parameter `param`'s name as tvm-ffi and kwcall::Kw
+   *        pack a name of fewer than 8 bytes: a small string, its unused bytes zero. Two word
+   *        compares; false tells nothing (the key may still name `param` in another form).
+   */
+  bool IsPackedForm(int32_t param, const TVMFFIAny& key) const {
+    uint64_t words[2];
+    std::memcpy(words, &key, sizeof(words));
+    return words[0] == packed_[param].words[0] && words[1] == packed_[param].words[1];
   }
 
   /*!
@@ -125,8 +138,21 @@ class ParamNames {
                                             a.size - sizeof(a.prefix)) == 0);
   }
 
+  // A name's packed small string, as two words: the type index and length, then the bytes.
+  struct PackedWords {
+    uint64_t words[2];
+  };
+  static PackedWords PackedSmallStr(const NameKey& key) {
+    static_assert(offsetof(TVMFFIAny, small_str_len) == 4 && offsetof(TVMFFIAny, v_uint64) == 8,
+                  "a packed small string is its type index, its length, then its bytes");
+    // A name of 8 bytes or more has no such form: a length no small string has.
+    const uint64_t length = key.size < sizeof(key.prefix) ? key.size : uint64_t{UINT32_MAX};
+    return {{uint64_t{kTVMFFISmallStr} | (length << 32), key.prefix}};
+  }
+
   std::vector<uint64_t> tags_;
   std::vector<NameKey> names_;
+  std::vector<PackedWords> packed_;
 };
 
 /*!

@@ -90,6 +90,43 @@ static_assert(std::is_constructible_v<Kw<int>, std::string&, int>);
 static_assert(std::is_constructible_v<Kw<int>, const std::string&, int>);
 static_assert(std::is_constructible_v<Kw<int>, ffi::String&, int>);
 
+TEST(KwargsCall, ShortKwNamesAreTvmFfisSmallStrings) {
+  // A name of fewer than 8 bytes is packed as tvm-ffi packs that string, so that the kwcall
+  // function compares it as two words (ParamNames::IsPackedForm); from a literal and from a
+  // std::string, whose length is known only at run time.
+  for (const char* text : {"", "a", "alpha", "abcdefg"}) {
+    const ffi::String object(text);
+    const ffi::AnyView view(object);
+    TVMFFIAny want;
+    std::memcpy(&want, &view, sizeof(want));
+    const std::string name(text);
+    for (const TVMFFIAny& got : {Kw(text, 1).name, Kw(name, 1).name}) {
+      EXPECT_EQ(std::memcmp(&got, &want, sizeof(got)), 0) << "'" << text << "'";
+    }
+  }
+  EXPECT_EQ(Kw("alpha", 1).name.type_index, ffi::TypeIndex::kTVMFFISmallStr);
+}
+
+TEST(KwargsCall, KeysNotInTheirPackedFormStillBind) {
+  // A small string key with bytes past its length that are not zero, a raw C string and a
+  // string object: each is read as text when the two-word compare says nothing.
+  ffi::Function f = MakeFunction(
+      EchoTarget(), SignatureBuilder("f").Param("x").Param("alpha", 1).Param("beta", 2).Build());
+  TVMFFIAny alpha = Kw("alpha", 0).name;
+  alpha.v_bytes[6] = 'z';  // beyond the length: not part of the name
+  const ffi::String beta("beta");
+  for (int repeat = 0; repeat < 2;
+       ++repeat) {  // the first call learns the shape, the second uses it
+    ffi::AnyView packed[6] = {ffi::AnyView(0), ffi::AnyView(KwargsSentinel()), ffi::AnyView(),
+                              ffi::AnyView(7), ffi::AnyView("beta"),           ffi::AnyView(8)};
+    std::memcpy(reinterpret_cast<TVMFFIAny*>(&packed[2]), &alpha, sizeof(alpha));
+    ffi::Any result;
+    f.CallPacked(packed, 6, &result);
+    EXPECT_EQ(Ints(result), (std::vector<int64_t>{0, 7, 8}));
+    EXPECT_EQ(Ints(Call(f, 0, Kw("alpha", 5), Kw(beta, 6))), (std::vector<int64_t>{0, 5, 6}));
+  }
+}
+
 TEST(KwargsCall, KeywordsBuiltBeforeTheCallReadLiveNames) {
   // The form with a name that outlives the Kw: past 15 bytes it is viewed, not copied.
   ffi::Function f = MakeFunction(
