@@ -15,6 +15,7 @@
 #include "py_binder.h"
 #include "py_call_keys.h"
 #include "py_keys.h"
+#include "scalar_call.h"
 
 namespace kwcall {
 namespace python {
@@ -156,6 +157,8 @@ PyObject* PyBinder::CallTarget(PyObject* const* bound, Py_ssize_t n) const {
   // The private callee release_gil picked (SelectCallee); none for a Python callable.
   PyObject* callee = __atomic_load_n(&callee_, __ATOMIC_RELAXED);
   if (callee == nullptr) return PyObject_Vectorcall(target_, bound, n, nullptr);
+  PyObject* result;
+  if (CallWithScalars(ChandleOf(callee), ReleasesGil(callee), bound, n, &result)) return result;
   return CallFfiFunction(callee, bound, n);
 }
 
