@@ -4,6 +4,7 @@
 #ifndef KWCALL_SRC_PACKED_CALL_H_
 #define KWCALL_SRC_PACKED_CALL_H_
 
+#include <kwcall/kwargs.h>
 #include <tvm/ffi/c_api.h>
 
 #include <cstdint>
@@ -14,18 +15,6 @@
 #include "compat.h"
 
 namespace kwcall {
-
-/*!
- * \brief Copy one packed argument. Callers write packed arguments as two 8-byte stores (type,
- *        then value); copying them as two 8-byte words lets the CPU forward those stores, where
- *        one 16-byte load across them would stall for the length of a call.
- */
-inline void CopyAny(TVMFFIAny* dst, const TVMFFIAny* src) {
-  uint64_t words[2];
-  std::memcpy(words, src, sizeof(words));
-  asm("" : "+r"(words[0]), "+r"(words[1]));  // two scalar loads, not one vector load
-  std::memcpy(dst, words, sizeof(words));
-}
 
 /*!
  * \brief A packed call split at its sentinel. A key that is the sentinel, or any key that is
@@ -45,7 +34,7 @@ class PackedCall {
         num_keywords_(num_keywords),
         sentinel_(sentinel) {}
 
-  static void Copy(TVMFFIAny* dst, const TVMFFIAny& src) { CopyAny(dst, &src); }
+  static void Copy(TVMFFIAny* dst, const TVMFFIAny& src) { kwargs_detail::CopyWords(dst, src); }
   int32_t nargs() const { return nargs_; }
   int32_t num_keywords() const { return num_keywords_; }
   const TVMFFIAny& positional(int32_t i) const { return raw_[i]; }
