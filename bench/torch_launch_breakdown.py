@@ -13,46 +13,20 @@ same signature and schema, so they time the call path alone.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "examples" / "cute_from_cpp"))
+sys.path[:0] = [str(ROOT / "examples" / "cute_from_cpp"), str(ROOT / "examples" / "torch_op")]
 
 
-def per_call_us(call, calls: int, torch) -> float:
-    """CPU microseconds per call over `calls` calls, the device idle before and after."""
-    torch.cuda.synchronize()
-    start = time.perf_counter_ns()
-    for _ in range(calls):
-        call()
-    elapsed = time.perf_counter_ns() - start
-    torch.cuda.synchronize()
-    return elapsed / calls / 1e3
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--calls", type=int, default=2000)
-    parser.add_argument("--repeats", type=int, default=9)
-    parser.add_argument("--size", type=int, default=1 << 16)
-    args = parser.parse_args()
-
-    from cuda_torch import SKIP, cuda_torch
-
-    torch = cuda_torch()
-    if torch is None:
-        print(SKIP)
-        return 0
-    import elementwise_add as ea
-    import kwcall.cute
+def routes(torch, size: int) -> dict:
+    """The routes, each a call with no arguments, checked once."""
     import kwcall.torch
     import tvm_ffi
+    from run_gpu import compile_add
 
-    (a_t, b_t, c_t), stream = ea.compile_args()
-    add = kwcall.cute.compile(ea.elementwise_add, a_t, b_t, c_t, stream=stream)
+    add = compile_add()
     kwcall.torch.register(add, "kwcall_breakdown::add", mutates_args=["c"])
     nop = kwcall.wrap(tvm_ffi.get_global_func("testing.nop"), add.signature)
     tensors = {name: "Tensor" for name in ("a", "b", "c")}
@@ -60,14 +34,12 @@ def main() -> int:
     op = torch.ops.kwcall_breakdown.add
     nop_op = torch.ops.kwcall_breakdown.nop
 
-    n = args.size
-    a, b, c = (torch.randn(n, device="cuda", dtype=torch.float16) for _ in range(3))
+    a, b, c = (torch.randn(size, device="cuda", dtype=torch.float16) for _ in range(3))
     a_cpu, b_cpu, c_cpu = (t.cpu() for t in (a, b, c))
     op(a, b, c, alpha=0.5)
     torch.cuda.synchronize()
     assert torch.allclose(c.float(), (a.float() + 0.5 * b.float()), atol=1e-2), "wrong result"
-
-    routes = {
+    return {
         "kwcall.Function, launch": lambda: add(a, b, c, alpha=1.0),
         "torch.ops packet, launch": lambda: op(a, b, c, alpha=1.0),
         "torch.ops .default, launch": lambda: op.default(a, b, c, alpha=1.0),
@@ -77,20 +49,24 @@ def main() -> int:
         "torch.ops packet, no launch, CPU tensors": lambda: nop_op(a_cpu, b_cpu, c_cpu, alpha=1.0),
         "torch.ops .default, no launch, CUDA tensors": lambda: nop_op.default(a, b, c, alpha=1.0),
     }
-    for call in routes.values():
-        per_call_us(call, 100, torch)
-    samples: dict[str, list[float]] = {label: [] for label in routes}
-    for _ in range(args.repeats):
-        for label, call in routes.items():
-            samples[label].append(per_call_us(call, args.calls, torch))
-    base = statistics.median(samples["kwcall.Function, launch"])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--repeats", type=int, default=9)
+    parser.add_argument("--size", type=int, default=1 << 16)
+    args = parser.parse_args()
+    from cuda_torch import SKIP, cuda_torch
+    from run_gpu import median_us, print_table
+
+    if (torch := cuda_torch()) is None:
+        print(SKIP)
+        return 0
+    medians = median_us(routes(torch, args.size), args.calls, args.repeats, torch)
     print(f"\nCPU time per call (median of {args.repeats} x {args.calls}, µs):")
-    print("| route | µs/call | ÷ kwcall.Function launch |")
-    print("|---|---:|---:|")
-    for label, values in samples.items():
-        median = statistics.median(values)
-        print(f"| {label} | {median:.2f} | {median / base:.2f} |")
-    print_shim_costs(a, torch)
+    print_table(medians, "kwcall.Function, launch", "µs/call")
+    print_shim_costs(torch.zeros(16, device="cuda", dtype=torch.float16))
     print(f"\nGPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     return 0
 
@@ -104,7 +80,7 @@ STEPS = [
 ]
 
 
-def print_shim_costs(tensor, torch) -> None:
+def print_shim_costs(tensor) -> None:
     """The kernel's steps timed alone (bench/torch_shim_costs.cc), ns per call."""
     import tvm_ffi
     import tvm_ffi.cpp

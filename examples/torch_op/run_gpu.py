@@ -35,6 +35,34 @@ def per_launch_us(call, launches: int, torch) -> float:
     return elapsed / launches / 1e3
 
 
+def median_us(routes: dict, launches: int, repeats: int, torch) -> dict[str, float]:
+    """Each route's median CPU µs per launch: warmed up, then sampled in turn `repeats` times."""
+    for call in routes.values():
+        per_launch_us(call, 100, torch)
+    samples: dict[str, list[float]] = {label: [] for label in routes}
+    for _ in range(repeats):
+        for label, call in routes.items():
+            samples[label].append(per_launch_us(call, launches, torch))
+    return {label: statistics.median(values) for label, values in samples.items()}
+
+
+def print_table(medians: dict[str, float], base: str, unit: str) -> None:
+    """A markdown table of `medians`, each also as a ratio to medians[base]."""
+    print(f"| route | {unit} | ÷ {base} |")
+    print("|---|---:|---:|")
+    for label, value in medians.items():
+        print(f"| {label} | {value:.2f} | {value / medians[base]:.2f} |")
+
+
+def compile_add():
+    """The example's kernel compiled by kwcall.cute: def (a, b, c, *, alpha=1.0), fp16."""
+    import elementwise_add as ea
+    import kwcall.cute
+
+    (a_t, b_t, c_t), stream = ea.compile_args()
+    return kwcall.cute.compile(ea.elementwise_add, a_t, b_t, c_t, stream=stream)
+
+
 def replay_us(graph, launches: int, repeats: int, torch) -> float:
     """GPU microseconds per launch of a graph holding `launches` launches (median replay)."""
     samples = []
@@ -77,14 +105,11 @@ def main() -> int:
     if torch is None:
         print(SKIP)
         return 0
-    import elementwise_add as ea
-    import kwcall.cute
     import kwcall.torch
     import tvm_ffi
     import tvm_ffi.cpp
 
-    (a_t, b_t, c_t), stream = ea.compile_args()
-    ours = kwcall.cute.compile(ea.elementwise_add, a_t, b_t, c_t, stream=stream)
+    ours = compile_add()
     schema = kwcall.torch.schema_of(ours, mutates_args=["c"])
     print(f"schema from the compile: {schema}")
     kwcall.torch.register(ours, "kwcall_example::add", mutates_args=["c"])
@@ -182,18 +207,8 @@ def main() -> int:
         "torch.ops (kwcall operator), alpha=1.0": lambda: op(a, b, c, alpha=1.0),
         "torch.library.custom_op, alpha=1.0": lambda: theirs(a, b, c, alpha=1.0),
     }
-    for call in routes.values():
-        per_launch_us(call, 100, torch)
-    samples: dict[str, list[float]] = {label: [] for label in routes}
-    for _ in range(args.repeats):
-        for label, call in routes.items():
-            samples[label].append(per_launch_us(call, args.launches, torch))
-    base = statistics.median(samples["kwcall.Function, alpha=1.0"])
-    print("| route | µs/launch | ÷ kwcall.Function |")
-    print("|---|---:|---:|")
-    for label, values in samples.items():
-        median = statistics.median(values)
-        print(f"| {label} | {median:.2f} | {median / base:.2f} |")
+    medians = median_us(routes, args.launches, args.repeats, torch)
+    print_table(medians, "kwcall.Function, alpha=1.0", "µs/launch")
 
     k = args.graph_launches
     graphs = {}

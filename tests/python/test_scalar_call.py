@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import kwcall
 import pytest
@@ -135,24 +136,17 @@ def test_release_gil_is_kept_on_the_scalar_path(gil_probe):
 def test_threads_get_their_own_results(gil_probe):
     f = wrapped(gil_probe.get_function("gil_held"), "a", "b")
     f.release_gil = True
-    errors = []
 
-    def worker(t):
-        try:
-            for i in range(2000):
-                got = list(f(t, i))
-                if got[1:] != [t, i]:
-                    errors.append((t, i, got))
-                    return
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
+    def first_wrong(t):
+        """The first (t, i, result) whose result is not thread t's own, or None."""
+        for i in range(2000):
+            got = list(f(t, i))
+            if got[1:] != [t, i]:
+                return (t, i, got)
+        return None
 
-    threads = [threading.Thread(target=worker, args=(t,)) for t in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(first_wrong, range(4))) == [None] * 4
 
 
 def test_object_results_are_not_leaked():
