@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "companion.h"
+
 namespace kwcall {
 namespace {
 
@@ -49,13 +51,7 @@ std::optional<TorchOpSchema> Split(std::string_view text) {
 }
 
 TorchOpSchema TorchOpFromResult(const ffi::Any& result, const std::string& what) {
-  const int32_t index = result.type_index();
-  if (index != ffi::TypeIndex::kTVMFFISmallStr && index != ffi::TypeIndex::kTVMFFIStr) {
-    TVM_FFI_THROW(TypeError) << "kwcall: " << what << " returned " << result.GetTypeKey()
-                             << ", not the operator's schema text (KWCALL_EXPORT_TORCH_OP "
-                             << "writes the function that returns it)";
-  }
-  const ffi::String text = result.cast<ffi::String>();
+  const ffi::String text = CompanionText(result, what, kTorchOpCompanion);
   const std::string_view view(text.data(), text.size());
   std::optional<TorchOpSchema> op = Split(view);
   if (!op.has_value()) {
@@ -65,11 +61,6 @@ TorchOpSchema TorchOpFromResult(const ffi::Any& result, const std::string& what)
   return *std::move(op);
 }
 
-std::string ExportedWhat(const std::string& name) {
-  return "the torch operator exported for '" + name + "' (" + KWCALL_TORCH_OP_FUNCTION_PREFIX +
-         name + ")";
-}
-
 ffi::Array<ffi::String> ToArray(const TorchOpSchema& op) {
   return {ffi::String(op.qualified_name), ffi::String(op.schema)};
 }
@@ -77,10 +68,9 @@ ffi::Array<ffi::String> ToArray(const TorchOpSchema& op) {
 }  // namespace
 
 std::optional<TorchOpSchema> ExportedTorchOp(const ffi::Module& mod, const ffi::String& name) {
-  const std::string companion = std::string(KWCALL_TORCH_OP_FUNCTION_PREFIX) + name.c_str();
-  ffi::Optional<ffi::Function> carrier = mod->GetFunction(ffi::String(companion));
-  if (!carrier.has_value()) return std::nullopt;
-  return TorchOpFromResult((*carrier)(), ExportedWhat(std::string(name)));
+  ffi::Optional<ffi::Function> companion = FindCompanion(mod, kTorchOpCompanion, name);
+  if (!companion.has_value()) return std::nullopt;
+  return TorchOpFromResult((*companion)(), CompanionWhat(kTorchOpCompanion, name));
 }
 
 TorchOpSchema ExportedTorchOp(TVMFFISafeCallType torch_op_symbol) {
@@ -102,7 +92,8 @@ TVM_FFI_STATIC_INIT_BLOCK() {
            })
       // What kwcall.cute.export_to_c checks before it writes a schema: the loader's rules.
       .def("kwcall.ExportedTorchOpFromResult", [](ffi::Any result, ffi::String name) {
-        return ToArray(TorchOpFromResult(result, ExportedWhat(std::string(name))));
+        return ToArray(
+            TorchOpFromResult(result, CompanionWhat(kTorchOpCompanion, std::string(name))));
       });
 }
 

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "companion.h"
 #include "exported_signature.h"
 
 namespace kwcall {
@@ -25,13 +26,7 @@ ffi::Function FindFunction(const ffi::Module& mod, const ffi::String& name) {
 // failure names `what`, the companion and the function it describes. The text is measured
 // before it is parsed (Signature::FromJson), so oversized text costs no more than its copy.
 Signature SignatureFromResult(const ffi::Any& result, const std::string& what) {
-  const int32_t index = result.type_index();
-  if (index != ffi::TypeIndex::kTVMFFISmallStr && index != ffi::TypeIndex::kTVMFFIStr) {
-    TVM_FFI_THROW(TypeError) << "kwcall: " << what << " returned " << result.GetTypeKey()
-                             << ", not the signature's JSON text (KWCALL_EXPORT_SIGNATURE "
-                             << "writes the function that returns it)";
-  }
-  const ffi::String json = result.cast<ffi::String>();
+  const ffi::String json = CompanionText(result, what, kSignatureCompanion);
   try {
     return Signature::FromJson(std::string_view(json.data(), json.size()));
   } catch (const ffi::Error& error) {
@@ -47,33 +42,23 @@ Signature SignatureFromResult(const ffi::Any& result, const std::string& what) {
   }
 }
 
-// How errors name the companion of a module's function `name`.
-std::string ExportedWhat(const std::string& name) {
-  return "the signature exported for '" + name + "' (" + KWCALL_SIGNATURE_FUNCTION_PREFIX + name +
-         ")";
-}
-
 }  // namespace
 
 std::optional<Signature> ExportedSignature(const ffi::Module& mod, const ffi::String& name) {
-  const std::string companion = std::string(KWCALL_SIGNATURE_FUNCTION_PREFIX) + name.c_str();
-  ffi::Optional<ffi::Function> carrier = mod->GetFunction(ffi::String(companion));
-  if (!carrier.has_value()) return std::nullopt;
-  return SignatureFromResult((*carrier)(), ExportedWhat(std::string(name)));
+  ffi::Optional<ffi::Function> companion = FindCompanion(mod, kSignatureCompanion, name);
+  if (!companion.has_value()) return std::nullopt;
+  return SignatureFromResult((*companion)(), CompanionWhat(kSignatureCompanion, name));
 }
 
 Signature ExportedSignatureFromResult(const ffi::Any& result, const std::string& name) {
-  return SignatureFromResult(result, ExportedWhat(name));
+  return SignatureFromResult(result, CompanionWhat(kSignatureCompanion, name));
 }
 
 ffi::Function LoadFunction(const ffi::Module& mod, const ffi::String& name) {
   ffi::Function target = FindFunction(mod, name);
   std::optional<Signature> signature = ExportedSignature(mod, name);
   if (!signature.has_value()) {
-    TVM_FFI_THROW(AttributeError)
-        << "kwcall::LoadFunction: the module exports no signature for '" << name
-        << "'; export one with KWCALL_EXPORT_SIGNATURE (or kwcall.cute.export_to_c), or pass "
-        << "a kwcall::Signature";
+    ThrowNoCompanion("kwcall::LoadFunction", kSignatureCompanion, name, "pass a kwcall::Signature");
   }
   return MakeFunction(std::move(target), *std::move(signature));
 }

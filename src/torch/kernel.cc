@@ -28,32 +28,18 @@ namespace {
 std::array<std::atomic<const OperatorState*>, kMaxOperators> slots{};
 std::mutex slots_mutex;
 
-struct DTypeCode {
-  int32_t torch_code;
-  DLDataType dl;
-};
-
-// torch's dtype codes with their DLPack types, asked of torch once.
+// torch's codes of the device types and of kDtypes' dtypes, asked of torch once.
 struct Codes {
   int32_t cpu, cuda;
-  std::array<DTypeCode, 10> dtypes;
+  std::array<int32_t, kNumDtypes> dtypes;
 };
 
 const Codes& TorchCodes() {
   static const Codes codes = [] {
     const Shim& s = RequireShim();
-    return Codes{s.device_type_cpu(),
-                 s.device_type_cuda(),
-                 {{{s.dtype_float32(), {kDLFloat, 32, 1}},
-                   {s.dtype_float16(), {kDLFloat, 16, 1}},
-                   {s.dtype_bfloat16(), {kDLBfloat, 16, 1}},
-                   {s.dtype_float64(), {kDLFloat, 64, 1}},
-                   {s.dtype_int32(), {kDLInt, 32, 1}},
-                   {s.dtype_int64(), {kDLInt, 64, 1}},
-                   {s.dtype_int16(), {kDLInt, 16, 1}},
-                   {s.dtype_int8(), {kDLInt, 8, 1}},
-                   {s.dtype_uint8(), {kDLUInt, 8, 1}},
-                   {s.dtype_bool(), {kDLBool, 8, 1}}}}};
+    Codes c{s.device_type_cpu(), s.device_type_cuda(), {}};
+    for (size_t i = 0; i < kNumDtypes; ++i) c.dtypes[i] = s.dtype_code[i]();
+    return c;
   }();
   return codes;
 }
@@ -124,9 +110,9 @@ void ViewTensor(const OperatorState& op, const ArgKind& kind, const Shim& shim, 
   }
   view->ndim = static_cast<int32_t>(ndim);
   view->byte_offset = 0;  // the data pointer already includes the storage offset
-  for (const DTypeCode& code : codes.dtypes) {
-    if (code.torch_code == dtype) {
-      view->dtype = code.dl;
+  for (size_t i = 0; i < kNumDtypes; ++i) {
+    if (codes.dtypes[i] == dtype) {
+      view->dtype = kDtypes[i].dlpack;
       return;
     }
   }

@@ -7,6 +7,8 @@
 #include <optional>
 #include <utility>
 
+#include "companion.h"
+
 namespace kwcall {
 namespace torch {
 
@@ -15,10 +17,8 @@ Operator RegisterExported(const ffi::Module& mod, const ffi::String& name,
   ffi::Function function = LoadFunction(mod, name);
   std::optional<TorchOpSchema> op = ExportedTorchOp(mod, name);
   if (!op.has_value()) {
-    TVM_FFI_THROW(AttributeError)
-        << "kwcall::torch::RegisterExported: the module exports no torch operator for '" << name
-        << "'; export one with KWCALL_EXPORT_TORCH_OP (or kwcall.cute.export_to_c(..., "
-        << "torch_op=...)), or pass a schema to kwcall::torch::RegisterOp";
+    ThrowNoCompanion("kwcall::torch::RegisterExported", kTorchOpCompanion, name,
+                     "pass a schema to kwcall::torch::RegisterOp");
   }
   return RegisterOp(std::move(function), op->qualified_name, op->schema, std::move(device_types));
 }

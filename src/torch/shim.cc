@@ -89,18 +89,10 @@ Shim ResolveShim() {
   KWCALL_REQUIRE(get_current_device_index, "aoti_torch_get_current_device_index");
   KWCALL_REQUIRE(device_type_cpu, "aoti_torch_device_type_cpu");
   KWCALL_REQUIRE(device_type_cuda, "aoti_torch_device_type_cuda");
-  KWCALL_REQUIRE(device_type_meta, "aoti_torch_device_type_meta");
-  KWCALL_REQUIRE(dtype_bool, "aoti_torch_dtype_bool");
-  KWCALL_REQUIRE(dtype_uint8, "aoti_torch_dtype_uint8");
-  KWCALL_REQUIRE(dtype_int8, "aoti_torch_dtype_int8");
-  KWCALL_REQUIRE(dtype_int16, "aoti_torch_dtype_int16");
-  KWCALL_REQUIRE(dtype_int32, "aoti_torch_dtype_int32");
-  KWCALL_REQUIRE(dtype_int64, "aoti_torch_dtype_int64");
-  KWCALL_REQUIRE(dtype_float16, "aoti_torch_dtype_float16");
-  KWCALL_REQUIRE(dtype_bfloat16, "aoti_torch_dtype_bfloat16");
-  KWCALL_REQUIRE(dtype_float32, "aoti_torch_dtype_float32");
-  KWCALL_REQUIRE(dtype_float64, "aoti_torch_dtype_float64");
 #undef KWCALL_REQUIRE
+  for (size_t i = 0; i < kNumDtypes; ++i) {
+    Resolve(&shim.dtype_code[i], kDtypes[i].code_function, libraries, &missing);
+  }
   Resolve(&shim.delete_stable_ivalue, "torch_delete_stable_ivalue", libraries, nullptr);
   Resolve(&shim.exception_what, "torch_exception_get_what_without_backtrace", libraries, nullptr);
   if (missing.empty()) return shim;

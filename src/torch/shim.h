@@ -5,6 +5,9 @@
 #ifndef KWCALL_SRC_TORCH_SHIM_H_
 #define KWCALL_SRC_TORCH_SHIM_H_
 
+#include <dlpack/dlpack.h>
+
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -26,6 +29,24 @@ using BoxedKernel = void (*)(StableIValue* stack, uint64_t num_args, uint64_t nu
 // converts the stack for a kernel by the version it was registered with.
 inline constexpr uint64_t kExtensionVersion = (uint64_t{2} << 56) | (uint64_t{10} << 48);
 inline constexpr const char* kMinimumTorch = "2.10";
+
+// The dtypes kwcall's kernel passes: the shim function that gives torch's code for each, and
+// the DLPack type a tensor of it is viewed as.
+struct TorchDtype {
+  const char* code_function;
+  DLDataType dlpack;
+};
+inline constexpr TorchDtype kDtypes[] = {{"aoti_torch_dtype_float32", {kDLFloat, 32, 1}},
+                                         {"aoti_torch_dtype_float16", {kDLFloat, 16, 1}},
+                                         {"aoti_torch_dtype_bfloat16", {kDLBfloat, 16, 1}},
+                                         {"aoti_torch_dtype_float64", {kDLFloat, 64, 1}},
+                                         {"aoti_torch_dtype_int32", {kDLInt, 32, 1}},
+                                         {"aoti_torch_dtype_int64", {kDLInt, 64, 1}},
+                                         {"aoti_torch_dtype_int16", {kDLInt, 16, 1}},
+                                         {"aoti_torch_dtype_int8", {kDLInt, 8, 1}},
+                                         {"aoti_torch_dtype_uint8", {kDLUInt, 8, 1}},
+                                         {"aoti_torch_dtype_bool", {kDLBool, 8, 1}}};
+inline constexpr size_t kNumDtypes = sizeof(kDtypes) / sizeof(kDtypes[0]);
 
 // The shim functions every operator needs, resolved once, all at the first registration.
 struct Shim {
@@ -55,20 +76,10 @@ struct Shim {
   TorchError (*delete_device_guard)(DeviceGuardHandle guard);
   TorchError (*get_current_device_index)(int32_t* ret);
 
-  // Codes of torch's device types and dtypes, asked of torch once (never written here).
+  // Codes of torch's device types and of kDtypes' dtypes (in that order), asked of torch once.
   int32_t (*device_type_cpu)();
   int32_t (*device_type_cuda)();
-  int32_t (*device_type_meta)();
-  int32_t (*dtype_bool)();
-  int32_t (*dtype_uint8)();
-  int32_t (*dtype_int8)();
-  int32_t (*dtype_int16)();
-  int32_t (*dtype_int32)();
-  int32_t (*dtype_int64)();
-  int32_t (*dtype_float16)();
-  int32_t (*dtype_bfloat16)();
-  int32_t (*dtype_float32)();
-  int32_t (*dtype_float64)();
+  int32_t (*dtype_code[kNumDtypes])();
 
   // Optional: 2.13 frees optional values' boxes itself and says why a call failed; kwcall
   // uses `delete` and a message of its own without them.
