@@ -51,6 +51,16 @@ int HandBack(void*, const TVMFFIAny*, int32_t, TVMFFIAny* result) {
 
 PyObject* ThroughTvmFfi() { return FfiObjects().function_call(g_hand_back, g_no_args, nullptr); }
 
+// The thread's hand-over, emptied first of what a hand-over that never reached HandBack (its
+// call failed before it ran) left behind.
+HandOver& EmptyHandOver() {
+  HandOver& h = t_hand_over;
+  if (h.error != nullptr) TVMFFIObjectDecRef(h.error);
+  if (h.result.type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(h.result.v_obj);
+  h = HandOver{};
+  return h;
+}
+
 // One argument packed as tvm-ffi packs it; false for anything but the four plain scalars.
 bool Pack(PyObject* obj, TVMFFIAny* out) {
   PyTypeObject* type = Py_TYPE(obj);
@@ -91,7 +101,7 @@ PyObject* ResultObject(const TVMFFIAny& result) {
     case kTVMFFIFloat:
       return PyFloat_FromDouble(result.v_float64);
     default:
-      t_hand_over.result = result;
+      EmptyHandOver().result = result;
       return ThroughTvmFfi();
   }
 }
@@ -110,8 +120,9 @@ PyObject* RaiseError(int rc) {
       return nullptr;
     }
   }
-  t_hand_over.rc = rc;
-  t_hand_over.error = error;
+  HandOver& h = EmptyHandOver();
+  h.rc = rc;
+  h.error = error;
   return ThroughTvmFfi();
 }
 
