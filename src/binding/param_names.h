@@ -4,14 +4,15 @@
 #ifndef KWCALL_SRC_BINDING_PARAM_NAMES_H_
 #define KWCALL_SRC_BINDING_PARAM_NAMES_H_
 
+#include <kwcall/kwargs.h>
 #include <kwcall/signature.h>
 #include <tvm/ffi/c_api.h>
 
 #include <algorithm>
-#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "binding/index_or.h"
@@ -143,11 +144,16 @@ class ParamNames {
     uint64_t words[2];
   };
   static PackedWords PackedSmallStr(const NameKey& key) {
-    static_assert(offsetof(TVMFFIAny, small_str_len) == 4 && offsetof(TVMFFIAny, v_uint64) == 8,
-                  "a packed small string is its type index, its length, then its bytes");
-    // A name of 8 bytes or more has no such form: a length no small string has.
-    const uint64_t length = key.size < sizeof(key.prefix) ? key.size : uint64_t{UINT32_MAX};
-    return {{uint64_t{kTVMFFISmallStr} | (length << 32), key.prefix}};
+    if (key.size >= sizeof(key.prefix)) {
+      // A name of 8 bytes or more has no such form: a length no small string has.
+      return {{uint64_t{kTVMFFISmallStr} | (uint64_t{UINT32_MAX} << 32), key.prefix}};
+    }
+    // Made as kwcall::Kw makes it, so the two cannot disagree.
+    const TVMFFIAny packed = kwargs_detail::SmallStrWords(
+        key.data, key.size, std::make_index_sequence<sizeof(key.prefix) - 1>());
+    PackedWords words;
+    std::memcpy(words.words, &packed, sizeof(words.words));
+    return words;
   }
 
   std::vector<uint64_t> tags_;
