@@ -108,6 +108,15 @@ find_python() {
   return 1
 }
 
+# distribution_python: the distribution's own python3 (Debian 12's is 3.11.2), installed by
+# its package manager; empty when there is none. Its behaviour can differ from pyenv's build of
+# the same minor version (3.11.7), so CI tests it too.
+distribution_python() {
+  local python=/usr/bin/python3
+  [ -x "$python" ] && command -v dpkg >/dev/null &&
+    dpkg -S "$(readlink -f "$python")" >/dev/null 2>&1 && echo "$python"
+}
+
 # venv_path [VERSION]: the virtual environment for python3 (.venv) or for Python VERSION
 # (.venv-VERSION); KWCALL_VENV overrides both.
 venv_path() {

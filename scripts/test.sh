@@ -7,8 +7,8 @@
 #                                         # in a Debian root (3.14, 3.15: scripts/roots.sh)
 #   bash scripts/test.sh --python 3.13t   # free-threaded CPython 3.13, built here the first time
 #   bash scripts/test.sh --all-pythons    # every supported Python (3.10-3.15, and 3.13t)
-#   bash scripts/test.sh --ci             # what CI runs: all Pythons, CuTeDSL 4.6.0 too,
-#                                         # and a short run of each fuzzer
+#   bash scripts/test.sh --ci             # what CI runs: all Pythons, the distribution's own
+#                                         # python3, CuTeDSL 4.6.0 and a short run of each fuzzer
 #   bash scripts/test.sh --no-cpp ...     # pytest only: no C++ tests built or run
 #   bash scripts/test.sh --torch ...      # PyTorch installed too, so the torch tests run
 #                                         # (always with --ci; requirements/torch.txt)
@@ -101,6 +101,21 @@ for version in "${SUPPORTED_PYTHONS[@]}"; do
 done
 
 if [ "$mode" = ci ]; then
+  # The distribution's own python3 too: a patch release can change what CPython does.
+  if python=$(distribution_python); then
+    start=$SECONDS
+    step "the suite with the distribution's $("$python" --version 2>&1) ($python)"
+    if PYTHON=$python KWCALL_VENV=$(venv_path distribution) bash scripts/test.sh --no-cpp \
+      "${torch[@]}" "${pytest_args[@]}"; then
+      result[distribution]=passed
+    else
+      result[distribution]=FAILED
+      status=1
+    fi
+    result[distribution]+=" ($(elapsed $start))"
+  else
+    result[distribution]="none (no python3 from the package manager)"
+  fi
   if bash scripts/test_cute_versions.sh 4.6.0; then result[cute]=passed; else result[cute]=FAILED; status=1; fi
   if bash scripts/fuzz.sh 45; then result[fuzz]=passed; else result[fuzz]=FAILED; status=1; fi
 fi
@@ -109,6 +124,7 @@ step "summary"
 for version in "${SUPPORTED_PYTHONS[@]}"; do printf '    Python %-5s %s\n' "$version" "${result[$version]}"; done
 printf '    %-12s %s\n' "ctest" "${result[ctest]:-not run}"
 if [ "$mode" = ci ]; then
+  printf '    %-12s %s\n' "python3" "${result[distribution]}"
   printf '    %-12s %s\n' "CuTeDSL 4.6" "${result[cute]}"
   printf '    %-12s %s\n' "fuzzers" "${result[fuzz]}"
 fi

@@ -106,7 +106,7 @@ struct Kw {
   Kw(const std::string& name, T value)
       : Kw(std::string_view(name), name.c_str(), std::move(value)) {}
   Kw(const ffi::String& name, T value)
-      : name(RawView(ffi::AnyView(name))), value(std::move(value)) {}
+      : Kw(std::string_view(name.data(), name.size()), name.c_str(), std::move(value)) {}
   // Rvalue strings (const or not) bind here rather than above: refused at compile time.
   Kw(const std::string&& name, T value) = delete;
   Kw(const ffi::String&& name, T value) = delete;
@@ -162,11 +162,6 @@ struct Kw {
       name.type_index = ffi::TypeIndex::kTVMFFIRawStr;
       name.v_c_str = c_str;
     }
-  }
-  static TVMFFIAny RawView(const ffi::AnyView& view) {
-    TVMFFIAny raw;
-    std::memcpy(&raw, &view, sizeof(raw));
-    return raw;
   }
   // After `name` was copied from `other`'s: a name `other` points into itself for points
   // into this Kw instead.

@@ -19,6 +19,7 @@ struct KwFunctionLayout {
   BaseLayout base;
   vectorcallfunc vectorcall;  // the entry point (entry_points.h, EntryPointFor)
   PyBinder* binder;           // owned; freed with the instance
+  PyObject* weakrefs;         // the weak references' list (tvm_ffi.Function has no slot)
 };
 
 inline KwFunctionLayout& Fields(PyObject* self) {

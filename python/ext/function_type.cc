@@ -119,6 +119,7 @@ int Clear(PyObject* self) { return FfiObjects().function_type->tp_clear(self); }
 void Dealloc(PyObject* self) {
   PyTypeObject* type = Py_TYPE(self);
   PyObject_GC_UnTrack(self);
+  if (Fields(self).weakrefs != nullptr) PyObject_ClearWeakRefs(self);
   delete Fields(self).binder;  // with it, the reference to the C++ function it binds with
   FfiObjects().function_type->tp_dealloc(self);
   Py_DECREF(type);
@@ -266,6 +267,10 @@ PyGetSetDef kGetSet[] = {
 PyMemberDef kMembers[] = {
     {"__vectorcalloffset__", T_PYSSIZET,
      static_cast<Py_ssize_t>(offsetof(KwFunctionLayout, vectorcall)), READONLY, nullptr},
+    // Weak references, as to the object stock CuTeDSL and make_kwargs_wrapper return (caches
+    // keyed by them).
+    {"__weaklistoffset__", T_PYSSIZET,
+     static_cast<Py_ssize_t>(offsetof(KwFunctionLayout, weakrefs)), READONLY, nullptr},
     {nullptr, 0, 0, 0, nullptr}};
 
 PyType_Slot kSlots[] = {

@@ -6,6 +6,7 @@
 
 #include "ffi_objects.h"
 #include "function_type.h"
+#include "py_keys.h"
 #include "scalar_call.h"
 
 namespace kwcall {
@@ -62,7 +63,10 @@ PyMethodDef kMethods[] = {
 // serialises imports), then the module's attributes.
 int ExecModule(PyObject* module) {
   if (FunctionType() == nullptr) {
-    if (!InitFfiObjects() || !InitScalarCall() || CreateFunctionType() == nullptr) return -1;
+    if (!InitFfiObjects() || !InitScalarCall() || !ProbeStrErrorKept() ||
+        CreateFunctionType() == nullptr) {
+      return -1;
+    }
     // Binding errors read as the running interpreter's: 3.13 added "Did you mean".
     SetKeywordSuggestions(PY_VERSION_HEX >= 0x030D0000);
   }

@@ -5,6 +5,43 @@
 
 namespace kwcall {
 namespace python {
+namespace {
+
+// Whether CPython's binder keeps the error that a keyword's failing str() raised inside its
+// "%S" message, or replaces it with a bare TypeError: 3.10 and early 3.11 patch releases
+// (3.11.2) replace it, later ones keep it. Asked of the running interpreter once, at import.
+bool g_str_error_kept = true;
+
+constexpr char kStrErrorProbe[] =
+    "class Key(str):\n"
+    "    def __str__(self):\n"
+    "        raise LookupError\n"
+    "def f():\n"
+    "    pass\n"
+    "try:\n"
+    "    f(**{Key('k'): 0})\n"
+    "except LookupError:\n"
+    "    kept = True\n"
+    "except TypeError:\n"
+    "    kept = False\n";
+
+}  // namespace
+
+bool ProbeStrErrorKept() {
+  PyObject* globals = PyDict_New();
+  if (globals == nullptr) return false;
+  bool ok = PyDict_SetItemString(globals, "__builtins__", PyEval_GetBuiltins()) == 0;
+  PyObject* result = ok ? PyRun_String(kStrErrorProbe, Py_file_input, globals, globals) : nullptr;
+  Py_XDECREF(result);
+  PyObject* kept = result ? PyDict_GetItemString(globals, "kept") : nullptr;  // borrowed
+  ok = kept != nullptr && PyBool_Check(kept);
+  if (ok) g_str_error_kept = kept == Py_True;
+  if (result != nullptr && !ok) {
+    PyErr_SetString(PyExc_ImportError, "kwcall: the keyword-display probe gave no answer");
+  }
+  Py_DECREF(globals);
+  return ok;
+}
 
 void SetTypeError(const std::string& message) {
   PyObject* text = PyUnicode_DecodeUTF8(message.data(), static_cast<Py_ssize_t>(message.size()),
@@ -45,10 +82,7 @@ bool PyKeys::Shown(int32_t k, std::string_view* text) const {
   }
   PyObject* shown = PyObject_Str(key);
   if (shown == nullptr) {
-#if PY_VERSION_HEX < 0x030B0000
-    // CPython 3.10's PyErr_Format replaces the error a failed "%S" left with a bare TypeError.
-    PyErr_SetNone(PyExc_TypeError);
-#endif
+    if (!g_str_error_kept) PyErr_SetNone(PyExc_TypeError);  // as this interpreter does
     return false;
   }
   *text = Keep(Utf8Bytes(shown));

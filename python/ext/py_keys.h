@@ -23,6 +23,13 @@ namespace python {
  */
 void SetTypeError(const std::string& message);
 
+/*!
+ * \brief Ask the running interpreter, once at import, whether its binder keeps the error a
+ *        keyword's failing str() raises in an error message (PyKeys::Shown follows it); false
+ *        with an exception set if the probe could not run.
+ */
+bool ProbeStrErrorKept();
+
 /*! \brief `obj` (a str) as UTF-8 bytes, lone surrogates kept, or nullptr with no error set. */
 PyObject* Utf8Bytes(PyObject* obj);
 

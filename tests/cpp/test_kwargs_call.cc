@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <new>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -161,6 +162,24 @@ TEST(KwargsCall, KwNamesAreCopiedBelowSixteenBytes) {
   auto viewed = Kw(static_cast<const char*>(long_name), 5);
   long_name[15] = '1';
   EXPECT_EQ(Ints(Call(g, 0, viewed)), (std::vector<int64_t>{0, 5}));
+}
+
+TEST(KwargsCall, KwFfiStringNamesAreCopiedBelowSixteenBytes) {
+  // Issue 37.3: an ffi::String name of 8 to 15 bytes (a string object, not a small string) is
+  // copied as a std::string's is, so a Kw that outlives its string still binds by its own
+  // bytes (AddressSanitizer saw the old view read freed memory).
+  ffi::Function f =
+      MakeFunction(EchoTarget(), SignatureBuilder("f").Param("x").Param("alpha_beta", 1).Build());
+  std::optional<ffi::String> object(ffi::String("alpha_beta"));
+  auto kw = Kw(*object, 7);
+  EXPECT_EQ(kw.name.type_index, ffi::TypeIndex::kTVMFFIRawStr);
+  EXPECT_NE(kw.name.v_c_str, object->c_str());  // the Kw's own copy
+  object.reset();
+  const ffi::String reuse("gamma_delt");  // likely the freed object's memory
+  EXPECT_EQ(Ints(Call(f, 0, kw)), (std::vector<int64_t>{0, 7}));
+  // Sixteen bytes and more are viewed, as a std::string's are: the string must stay alive.
+  const ffi::String long_name("alpha_long_name1");
+  EXPECT_EQ(Kw(long_name, 1).name.v_c_str, long_name.c_str());
 }
 
 TEST(KwargsCall, KwStdStringNamesKeepEmbeddedNulBytes) {

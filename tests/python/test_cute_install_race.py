@@ -97,3 +97,40 @@ def test_a_function_read_under_install_keeps_working_after_uninstall(module):
     loaded(out, 2, k=5)
     assert out[0] == 7.0
     assert type(module.func) is tvm_ffi.Function
+
+
+def test_first_compiles_racing_make_one_compiled_type():
+    # Issue 37.14: compiled_type() checked its cache, then made and stored a type, with no lock
+    # between: threads making their first compile at once each made a type of their own, so
+    # objects of one kernel family had different classes. Each round empties the cache, as a
+    # fresh process has it, and lets 8 threads ask at once, switching as often as CPython can.
+    from kwcall.cute import _construct
+
+    saved = dict(_construct._types), dict(_construct._stock_classes)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(30):
+            _construct._types.clear()
+            _construct._stock_classes.clear()
+            barrier = threading.Barrier(8)
+            made: list[type] = []
+
+            def first(barrier: threading.Barrier = barrier, made: list = made) -> None:
+                barrier.wait()
+                made.append(_construct.compiled_type())
+
+            threads = [threading.Thread(target=first) for _ in range(8)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert len(made) == 8
+            assert len({id(t) for t in made}) == 1
+            assert _construct.stock_class() is not None
+    finally:
+        sys.setswitchinterval(interval)
+        _construct._types.clear()
+        _construct._stock_classes.clear()
+        _construct._types.update(saved[0])
+        _construct._stock_classes.update(saved[1])

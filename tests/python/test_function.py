@@ -44,6 +44,32 @@ def test_isinstance(f):
     assert type(f) is kwcall.Function
 
 
+def test_weak_references():
+    # Issue 37.13: the object stock CuTeDSL and tvm-ffi's make_kwargs_wrapper return can be
+    # weakly referenced (caches keyed by weak references hold them); kwcall.Function too.
+    import copy
+    import gc
+    import weakref
+
+    from tvm_ffi.utils import kwargs_wrapper
+
+    stock = kwargs_wrapper.make_kwargs_wrapper(collect, ["a"])
+    assert weakref.ref(stock)() is stock
+    f = kwcall.wrap(collect, kwcall.Signature(["a", "b"], (2,), name="g"))
+    gone: list[object] = []
+    ref = weakref.ref(f, gone.append)
+    assert ref() is f
+    cache = weakref.WeakValueDictionary({"g": f})
+    g = copy.copy(f)
+    assert weakref.ref(g)() is g
+    del f
+    gc.collect()
+    assert ref() is None
+    assert gone == [ref]
+    assert "g" not in cache
+    assert plain(g(1)) == (1, 2)
+
+
 def test_register_global_keeps_native_handle(f):
     name = unique("g")
     tvm_ffi.register_global_func(name, f, override=True)

@@ -10,6 +10,7 @@ module, execution arguments; not its keyword wrapper) as its attributes.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import tvm_ffi
@@ -27,6 +28,7 @@ _NO_ENGINE = (
 _tvm_ffi_call = tvm_ffi.Function.__call__
 _types: dict[int, type] = {}  # per CuTeDSL provider module
 _stock_classes: dict[int, type] = {}  # CuTeDSL's keyword class, per provider module
+_types_lock = threading.RLock()  # makes each provider's type once
 
 
 def build(stock: Any, layout: _derive.Layout, name: str) -> Any:
@@ -81,17 +83,27 @@ def compiled_type() -> type:
     can replace CuTeDSL's class): a subtype of kwcall.Function and CuTeDSL's class, made in C
     (a class statement would inherit tvm_ffi.Function.__call__ and lose kwcall's vectorcall)."""
     key = id(_cutedsl.provider())
-    if key not in _types:
-        stock = _cutedsl.kwargs_class()
-        compiled = _kwcall.derive_type("kwcall.cute.CompiledFunction", (stock,))
-        compiled.__new__ = staticmethod(_new_for_cutedsl)
-        compiled.__init__ = _init_noop
-        compiled.run_compiled_program = _run_compiled_program
-        compiled.export_to_c = _write_export.export_method
-        compiled.__module__ = "kwcall.cute"
-        _stock_classes[key] = stock
-        _types[key] = compiled
-    return _types[key]
+    compiled = _types.get(key)
+    if compiled is None:
+        # First compiles racing in threads make one type: the check and the store take turns.
+        with _types_lock:
+            compiled = _types.get(key)
+            if compiled is None:
+                compiled = _make_compiled_type(key)
+    return compiled
+
+
+def _make_compiled_type(key: int) -> type:
+    stock = _cutedsl.kwargs_class()
+    compiled = _kwcall.derive_type("kwcall.cute.CompiledFunction", (stock,))
+    compiled.__new__ = staticmethod(_new_for_cutedsl)
+    compiled.__init__ = _init_noop
+    compiled.run_compiled_program = _run_compiled_program
+    compiled.export_to_c = _write_export.export_method
+    compiled.__module__ = "kwcall.cute"
+    _stock_classes[key] = stock  # before the type: whoever sees the type finds its class
+    _types[key] = compiled
+    return compiled
 
 
 def is_compiled_function(obj: Any) -> bool:
