@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "torch/op_schema.h"
+
 namespace kwcall {
 namespace {
 
@@ -180,6 +182,75 @@ TEST_F(TorchTest, RefusalsSayWhy) {
       << taken;
   EXPECT_NE(taken.find("with the same name and overload name multiple times"), std::string::npos)
       << taken;
+}
+
+// Schemas torch reads as other arguments than a reader that does not know its comments, line
+// continuations or triple quotes would (issue 37). The first makes torch pass (Tensor, int, int)
+// where such a reader unboxes (Tensor, int, Tensor): an int the caller chooses used as a tensor
+// handle; the second is its mirror. Each is refused before torch sees it.
+constexpr const char* kHostileSchemas[][2] = {
+    {"(Tensor t, *, int a=1 # , Tensor z='\n, int b # '\n) -> ()",
+     "'#' (a comment, to torch) at offset 22"},
+    {"(Tensor t, *, int a=1 # , int z='\n, Tensor b # '\n) -> ()",
+     "'#' (a comment, to torch) at offset 22"},
+    {"(Tensor t, str s=''' ', Tensor x, int y=' ''') -> ()", "a triple-quoted string at offset 17"},
+    {"(Tensor t, str s=\"\"\" \", Tensor x=\" \"\"\") -> ()",
+     "a triple-quoted string at offset 17"},
+    {"(Tensor t, int a=1 \\\n, Tensor b) -> ()",
+     "'\\' (a line continuation, to torch) at offset 19"},
+    {"(Tensor t, str s='a\nb', int b) -> ()", "a line break in a quoted default at offset 19"},
+    {"(Tensor t, str s='a\\\nb', int b) -> ()", "a line break in a quoted default at offset 20"},
+    {"(Tensor t; int b) -> ()", "';' at offset 9"},
+    {"(Tensor t, int b=1\r) -> ()", "the byte 0x0d at offset 18"},
+    {"(Tensor t, int \xc3\xa9) -> ()", "the byte 0xc3 at offset 15"},
+};
+
+TEST(TorchSchemaReader, RefusesTextTorchCouldReadOtherwise) {
+  for (const auto& [schema, what] : kHostileSchemas) {
+    EXPECT_EQ(ErrorOf([&] { torch::ParseArgKinds(schema); }),
+              std::string("ValueError: kwcall.torch: cannot read the schema '") + schema +
+                  "': it has " + what +
+                  ", where torch could read other arguments than kwcall's kernel would pass; "
+                  "write the arguments as 'Type name' or 'Type name=default' without comments, "
+                  "line continuations, triple-quoted strings or control characters");
+  }
+  // A NUL would cut the C string torch gets short of what the reader read.
+  const char text[] = "(Tensor t, str s='a\0', Tensor x) -> ()";
+  const std::string with_nul(text, sizeof(text) - 1);
+  EXPECT_NE(ErrorOf([&] {
+              torch::ParseArgKinds(with_nul);
+            }).find("it has the byte 0x00 in a quoted default at offset 19"),
+            std::string::npos);
+}
+
+std::string Kinds(const std::string& schema) {
+  std::string kinds;
+  for (const torch::ArgKind& kind : torch::ParseArgKinds(schema)) {
+    kinds += (kinds.empty() ? "" : ", ") + kind.name + ":" +
+             std::to_string(static_cast<int>(kind.type)) + (kind.optional ? "?" : "");
+  }
+  return kinds;
+}
+
+TEST(TorchSchemaReader, ReadsWhatItModels) {
+  // Quoted defaults may hold what is refused outside them (but line breaks), and escapes.
+  EXPECT_EQ(Kinds("(Tensor x, str s='a#b, \\'c\\' (d)\\\\', str t=\"'\", int n=-1) -> ()"),
+            "x:0, s:4, t:4, n:1");
+  // Arguments on several lines, aliases, optional types, floats with exponents.
+  EXPECT_EQ(Kinds("(\n  Tensor(a!) out,\n  Tensor(b -> *)? o=None,\n  *,\n  float e=1e-05,\n"
+                  "\tbool b=True\n) -> ()"),
+            "out:0, o:0?, e:2, b:3");
+}
+
+TEST_F(TorchTest, HostileSchemasAreRefusedBeforeTorchSeesThem) {
+  for (const auto& [schema, what] : kHostileSchemas) {
+    std::string error = ErrorOf(
+        [schema = schema] { torch::RegisterOp(Scale(), "kwcall_cpp_test::hostile", schema); });
+    EXPECT_EQ(error.rfind("ValueError: kwcall.torch: cannot read the schema", 0), 0u) << error;
+  }
+  // Nothing was registered: the name is free.
+  torch::Operator op = torch::RegisterOp(Scale(), "kwcall_cpp_test::hostile", kSchema);
+  EXPECT_TRUE(op);
 }
 
 TEST(TorchNotLoaded, RegisterOpNamesWhatIsMissing) {
