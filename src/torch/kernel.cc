@@ -1,5 +1,6 @@
 // The boxed kernels: the dispatcher's stack of StableIValues in, the function called with
-// every argument in schema order, nothing out. No allocation, no Python, no GIL.
+// every argument in schema order, nothing out. No Python, no GIL, and no allocation but for a
+// str that holds a NUL byte.
 //
 // The kernel owns the stack's inputs (the shim's convention): tensors are new handles, strings
 // string handles and optional values boxes, each freed when the call is over, whatever its
@@ -12,6 +13,7 @@
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/extra/c_env_api.h>
+#include <tvm/ffi/string.h>
 
 #include <array>
 #include <atomic>
@@ -20,6 +22,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace kwcall {
 namespace torch {
@@ -122,9 +125,10 @@ void ViewTensor(const OperatorState& op, const ArgKind& kind, const Shim& shim, 
                std::to_string(dtype) + ")");
 }
 
-// One argument as the function gets it; tensors are viewed into `view`.
+// One argument as the function gets it; tensors are viewed into `view`, strings that hold a
+// NUL byte made string objects in `strings`.
 ffi::AnyView Unbox(const OperatorState& op, const ArgKind& kind, const Shim& shim,
-                   StableIValue value, DLTensor* view) {
+                   StableIValue value, DLTensor* view, std::vector<ffi::String>* strings) {
   switch (kind.type) {
     case ArgType::kTensor:
       ViewTensor(op, kind, shim, reinterpret_cast<TensorHandle>(value), view);
@@ -139,10 +143,16 @@ ffi::AnyView Unbox(const OperatorState& op, const ArgKind& kind, const Shim& shi
     case ArgType::kBool:
       return ffi::AnyView((value & 0xff) != 0);
     case ArgType::kStr: {
+      const auto handle = reinterpret_cast<StringHandle>(value);
       const char* text = nullptr;
-      Check(op, shim.string_c_str(reinterpret_cast<StringHandle>(value), &text),
-            "torch_string_c_str");
-      return ffi::AnyView(text);
+      size_t length = 0;
+      Check(op, shim.string_c_str(handle, &text), "torch_string_c_str");
+      Check(op, shim.string_length(handle, &length), "torch_string_length");
+      // torch's own C string, unless a NUL byte in it would cut it short: then a copy that
+      // keeps every byte (the only allocation, for such strings only).
+      if (std::memchr(text, '\0', length) == nullptr) return ffi::AnyView(text);
+      strings->emplace_back(text, length);
+      return ffi::AnyView(strings->back());
     }
   }
   return ffi::AnyView();
@@ -213,6 +223,7 @@ void RunKernel(const OperatorState& op, StableIValue* stack, uint64_t num_args, 
   if (meta) return;  // no work: the outputs are the mutated inputs, as given
   ArgumentSlots args;
   std::array<DLTensor, kMaxOperatorArgs> views;
+  std::vector<ffi::String> strings;  // empty, unallocated, unless a str holds a NUL byte
   int32_t cuda_device = -1;
   for (size_t i = 0; i < kinds.size(); ++i) {
     StableIValue value = stack[i];
@@ -224,7 +235,7 @@ void RunKernel(const OperatorState& op, StableIValue* stack, uint64_t num_args, 
       }
       value = *box;
     }
-    args.items[i] = Unbox(op, kinds[i], shim, value, &views[i]);
+    args.items[i] = Unbox(op, kinds[i], shim, value, &views[i], &strings);
     if (kinds[i].type == ArgType::kTensor && cuda_device < 0 &&
         views[i].device.device_type == kDLCUDA) {
       cuda_device = views[i].device.device_id;

@@ -101,6 +101,16 @@ TENSOR = "Tensor(DLTensor*, ndim=1, bits=32, code=2, device=1)"
             {"o": None},
             [TENSOR, "None", "float:1", "int:2", "bool:False", "str:hi", "None"],
         ),
+        (  # every byte of a str, a NUL among them, long or short
+            (),
+            {"s": "a\0b"},
+            [TENSOR, "None", "float:1", "int:2", "bool:False", "str:a\0b", "None"],
+        ),
+        (
+            (),
+            {"s": "\0" + "x" * 40 + "\0"},
+            [TENSOR, "None", "float:1", "int:2", "bool:False", "str:\0" + "x" * 40 + "\0", "None"],
+        ),
     ],
 )
 def test_keywords_and_defaults_reach_the_function_as_a_direct_call_binds_them(
