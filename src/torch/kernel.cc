@@ -31,17 +31,21 @@ namespace {
 std::array<std::atomic<const OperatorState*>, kMaxOperators> slots{};
 std::mutex slots_mutex;
 
-// torch's codes of the device types and of kDtypes' dtypes, asked of torch once.
+// torch's codes of the device types and of kDtypes' dtypes, asked of torch once; a dtype the
+// loaded torch has no function for gets a code no tensor has (torch's codes are >= 0).
 struct Codes {
   int32_t cpu, cuda;
   std::array<int32_t, kNumDtypes> dtypes;
 };
+constexpr int32_t kNoDtype = -1;
 
 const Codes& TorchCodes() {
   static const Codes codes = [] {
     const Shim& s = RequireShim();
     Codes c{s.device_type_cpu(), s.device_type_cuda(), {}};
-    for (size_t i = 0; i < kNumDtypes; ++i) c.dtypes[i] = s.dtype_code[i]();
+    for (size_t i = 0; i < kNumDtypes; ++i) {
+      c.dtypes[i] = s.dtype_code[i] != nullptr ? s.dtype_code[i]() : kNoDtype;
+    }
     return c;
   }();
   return codes;

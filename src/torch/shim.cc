@@ -91,7 +91,7 @@ Shim ResolveShim() {
   KWCALL_REQUIRE(device_type_cuda, "aoti_torch_device_type_cuda");
 #undef KWCALL_REQUIRE
   for (size_t i = 0; i < kNumDtypes; ++i) {
-    Resolve(&shim.dtype_code[i], kDtypes[i].code_function, libraries, &missing);
+    Resolve(&shim.dtype_code[i], kDtypes[i].code_function, libraries, nullptr);
   }
   Resolve(&shim.delete_stable_ivalue, "torch_delete_stable_ivalue", libraries, nullptr);
   Resolve(&shim.exception_what, "torch_exception_get_what_without_backtrace", libraries, nullptr);
