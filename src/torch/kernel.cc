@@ -92,6 +92,13 @@ class InputsOwner {
   StableIValue* stack_;
 };
 
+bool IsEmpty(const DLTensor& view) {
+  for (int32_t d = 0; d < view.ndim; ++d) {
+    if (view.shape[d] == 0) return true;
+  }
+  return false;
+}
+
 // A tensor's non-owning DLPack view.
 void ViewTensor(const OperatorState& op, const ArgKind& kind, const Shim& shim, TensorHandle tensor,
                 DLTensor* view) {
@@ -117,6 +124,12 @@ void ViewTensor(const OperatorState& op, const ArgKind& kind, const Shim& shim, 
   }
   view->ndim = static_cast<int32_t>(ndim);
   view->byte_offset = 0;  // the data pointer already includes the storage offset
+  if (view->data == nullptr && !IsEmpty(*view)) {
+    Fail(op, "argument '" + kind.name +
+                 "' has no data (a fake or meta tensor): a kwcall operator's device kernel "
+                 "runs on tensors with storage; FakeTensorMode and torch.compile trace it "
+                 "through its Meta kernel");
+  }
   for (size_t i = 0; i < kNumDtypes; ++i) {
     if (codes.dtypes[i] == dtype) {
       view->dtype = kDtypes[i].dlpack;

@@ -172,6 +172,14 @@ TEST_F(TorchTest, RefusalsSayWhy) {
             "ValueError: kwcall.torch: argument 'x' has the schema type 'int[]', which kwcall's "
             "kernel cannot pass to a tvm-ffi function: use Tensor, int, float, bool or str (each "
             "may be optional, 'T?')");
+  // A kernel for a key that runs before the Meta kernel would get FakeTensorMode's tensors.
+  EXPECT_EQ(ErrorOf([] {
+              torch::RegisterOp(Scale(), "kwcall_cpp_test::alias", kSchema, {"CPU", "AutogradCPU"});
+            }),
+            "ValueError: kwcall.torch: device_types names 'AutogradCPU': a kwcall operator gets a "
+            "kernel for 'CPU' and 'CUDA', the devices whose tensors it passes (and a Meta kernel, "
+            "always); a kernel for another key, an alias or autograd key among them, could run "
+            "before the Meta kernel and call the function with fake tensors");
   // torch's own refusal: aten::relu exists (with the default overload), made by torch.
   std::string taken = ErrorOf([] { torch::RegisterOp(Scale(), "aten::relu", kSchema); });
   EXPECT_EQ(taken.rfind("RuntimeError: kwcall.torch: torch refused to define aten::relu(Tensor x, "
