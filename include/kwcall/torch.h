@@ -84,7 +84,8 @@ inline std::vector<std::string> DefaultDeviceTypes() { return {"CPU", "CUDA"}; }
  *
  * \throws ffi::Error of kind RuntimeError when torch is not loaded in the process or lacks a
  *         shim function kwcall needs (naming them and the torch release that has them), or
- *         when torch refuses the registration (the name exists already, say); of kind
+ *         when torch refuses the registration (the name exists already, say) or the
+ *         namespace is one a TORCH_LIBRARY defines (torch's aten, say); of kind
  *         ValueError when the name, the schema or a device type is not one kwcall can register
  *         (naming what).
  */

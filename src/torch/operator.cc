@@ -43,6 +43,17 @@ void CheckRegistration(const Shim& shim, TorchError error, const std::string& wh
                               << (reason.empty() ? "" : ": ") << reason;
 }
 
+// Whether a TORCH_LIBRARY (torch's own aten, prims, quantized, ... or an extension's) defines
+// `ns`: torch lets one such library define a namespace, so opening another fails exactly then.
+// A name added there could join an existing operator's overloads (aten::add has add.Tensor,
+// add.Scalar, ... and no default overload), which torch's C shim gives no way to look up.
+bool NamespaceHasLibrary(const Shim& shim, const std::string& ns) {
+  LibraryHandle probe = nullptr;
+  if (shim.library_init_def(ns.c_str(), __FILE__, __LINE__, &probe) != kTorchSuccess) return true;
+  shim.delete_library_object(probe);
+  return false;
+}
+
 // The dispatch keys a device kernel is registered for: the backends whose tensors the kernel
 // passes. A kernel for an alias or autograd key (CompositeImplicitAutograd, Autograd,
 // AutogradCPU, ...) would run before the Meta kernel, so FakeTensorMode would call the
@@ -118,6 +129,13 @@ Operator RegisterOp(ffi::Function function, const std::string& qualified_name,
   }
   CheckDeviceTypes(device_types);
   const Shim& shim = RequireShim();
+  if (NamespaceHasLibrary(shim, ns)) {
+    TVM_FFI_THROW(RuntimeError) << "kwcall.torch: the namespace '" << ns << "' of "
+                                << qualified_name << " is defined by a TORCH_LIBRARY (torch's "
+                                << "own, or an extension's), where the name could join an "
+                                << "existing operator's overloads: register kwcall operators in "
+                                << "a namespace of your own, as in 'mylib::" << name << "'";
+  }
   {
     std::lock_guard<std::mutex> lock(names_mutex);
     if (!registered_names.insert(qualified_name).second) {

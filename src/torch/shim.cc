@@ -68,6 +68,7 @@ Shim ResolveShim() {
   Shim shim{};
   std::vector<std::string> missing;
 #define KWCALL_REQUIRE(field, symbol) Resolve(&shim.field, symbol, libraries, &missing)
+  KWCALL_REQUIRE(library_init_def, "aoti_torch_library_init_def");
   KWCALL_REQUIRE(library_init_fragment, "aoti_torch_library_init_fragment");
   KWCALL_REQUIRE(library_init_impl, "aoti_torch_library_init_impl");
   KWCALL_REQUIRE(library_def, "aoti_torch_library_def");

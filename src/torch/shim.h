@@ -66,6 +66,8 @@ inline constexpr size_t kNumDtypes = sizeof(kDtypes) / sizeof(kDtypes[0]);
 
 // The shim functions every operator needs, resolved once, all at the first registration.
 struct Shim {
+  TorchError (*library_init_def)(const char* ns, const char* file, uint32_t line,
+                                 LibraryHandle* ret);
   TorchError (*library_init_fragment)(const char* ns, const char* file, uint32_t line,
                                       LibraryHandle* ret);
   TorchError (*library_init_impl)(const char* ns, const char* dispatch_key, const char* file,

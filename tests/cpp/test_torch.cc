@@ -180,11 +180,24 @@ TEST_F(TorchTest, RefusalsSayWhy) {
             "kernel for 'CPU' and 'CUDA', the devices whose tensors it passes (and a Meta kernel, "
             "always); a kernel for another key, an alias or autograd key among them, could run "
             "before the Meta kernel and call the function with fake tensors");
-  // torch's own refusal: aten::relu exists (with the default overload), made by torch.
-  std::string taken = ErrorOf([] { torch::RegisterOp(Scale(), "aten::relu", kSchema); });
-  EXPECT_EQ(taken.rfind("RuntimeError: kwcall.torch: torch refused to define aten::relu(Tensor x, "
-                        "Tensor(a!) out, *, float alpha=1.0) -> () (an operator of that name may "
-                        "exist already)",
+  // A namespace a TORCH_LIBRARY defines: aten::add has overloads (add.Tensor, ...) but no
+  // default one, so torch itself would have let the name join them.
+  for (const char* name : {"aten::add", "aten::relu", "quantized::kwcall_new"}) {
+    std::string ns = std::string(name).substr(0, std::string(name).find("::"));
+    std::string op = std::string(name).substr(ns.size() + 2);
+    EXPECT_EQ(ErrorOf([name] { torch::RegisterOp(Scale(), name, kSchema); }),
+              "RuntimeError: kwcall.torch: the namespace '" + ns + "' of " + name +
+                  " is defined by a TORCH_LIBRARY (torch's own, or an extension's), where the "
+                  "name could join an existing operator's overloads: register kwcall operators "
+                  "in a namespace of your own, as in 'mylib::" +
+                  op + "'");
+  }
+  // torch's own refusal: inductor::_mm_plus_mm exists (with the default overload), in a
+  // namespace torch's libraries share as fragments.
+  std::string taken = ErrorOf([] { torch::RegisterOp(Scale(), "inductor::_mm_plus_mm", kSchema); });
+  EXPECT_EQ(taken.rfind("RuntimeError: kwcall.torch: torch refused to define "
+                        "inductor::_mm_plus_mm(Tensor x, Tensor(a!) out, *, float alpha=1.0) -> () "
+                        "(an operator of that name may exist already)",
                         0),
             0u)
       << taken;
