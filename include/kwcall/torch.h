@@ -76,15 +76,18 @@ inline std::vector<std::string> DefaultDeviceTypes() { return {"CPU", "CUDA"}; }
  * \brief Registers `function` as the operator `qualified_name` ("ns::name") with `schema`
  *        ("(Tensor x, Tensor(a!) out, *, float alpha=1.0) -> ()": the arguments and `-> ()`,
  *        without the name), with a kernel for each of `device_types` (torch's dispatch key
- *        names: "CPU", "CUDA", ...) and a Meta kernel.
+ *        names "CPU" and "CUDA", the devices whose tensors the kernel passes) and a Meta
+ *        kernel. The kernel refuses a tensor that has elements and no data (a fake tensor).
  *
  * Argument types: Tensor, int, float, bool, str, each optionally `?`; a Tensor may carry an
  * alias annotation (`Tensor(a!)`). The function is called with every argument in schema order.
  *
  * \throws ffi::Error of kind RuntimeError when torch is not loaded in the process or lacks a
  *         shim function kwcall needs (naming them and the torch release that has them), or
- *         when torch refuses the registration (the name exists already, say); of kind
- *         ValueError when the name or the schema is not one kwcall can register (naming what).
+ *         when torch refuses the registration (the name exists already, say) or the
+ *         namespace is one a TORCH_LIBRARY defines (torch's aten, say); of kind
+ *         ValueError when the name, the schema or a device type is not one kwcall can register
+ *         (naming what).
  */
 KWCALL_API Operator RegisterOp(ffi::Function function, const std::string& qualified_name,
                                const std::string& schema,

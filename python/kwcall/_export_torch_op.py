@@ -3,10 +3,11 @@ schema text ``"ns::name(arguments) -> returns"``, written beside the signature a
 ``__kwcall_torch_op_<name>`` (``KWCALL_EXPORT_TORCH_OP`` of ``<kwcall/export.h>``), which
 ``kwcall::ExportedTorchOp`` and ``kwcall::torch::RegisterExported`` read back in C++.
 
-The text is checked here with the loader's own rules (its form, through the C++ reader), and,
-where torch is importable, its arguments against the signature: torch calls the kernel with
-every argument in schema order, and kwcall's direct path takes every parameter in declaration
-order, so the two must name the same parameters in the same order.
+The text is checked here with the loader's own rules (its form, through the C++ reader), with
+``kwcall::torch::RegisterOp``'s (the argument kinds its kernel reads, through its C++ reader),
+and, where torch is importable, its arguments against the signature: torch calls the kernel
+with every argument in schema order, and kwcall's direct path takes every parameter in
+declaration order, so the two must name the same parameters in the same order.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from . import _link_signature
 from ._signature import Signature
 
 _from_result = tvm_ffi.get_global_func("kwcall.ExportedTorchOpFromResult")
+_argument_kinds = tvm_ffi.get_global_func("kwcall.torch.ArgumentKinds")
 
 
 def torch_op_text(compiled: Any, signature: Signature, torch_op: object, function_name: str) -> str:
@@ -37,7 +39,9 @@ def torch_op_text(compiled: Any, signature: Signature, torch_op: object, functio
         from .torch import schema_of
 
         text = torch_op + schema_of(compiled)
-    _from_result(text, function_name)  # the form, with the texts kwcall::ExportedTorchOp uses
+    # The form, with the texts kwcall::ExportedTorchOp uses; then what RegisterOp would refuse.
+    _, schema = _from_result(text, function_name)
+    _argument_kinds(schema)
     _check_arguments(text, signature)
     return text
 

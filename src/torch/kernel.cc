@@ -1,5 +1,6 @@
 // The boxed kernels: the dispatcher's stack of StableIValues in, the function called with
-// every argument in schema order, nothing out. No allocation, no Python, no GIL.
+// every argument in schema order, nothing out. No Python, no GIL, and no allocation but for a
+// str that holds a NUL byte.
 //
 // The kernel owns the stack's inputs (the shim's convention): tensors are new handles, strings
 // string handles and optional values boxes, each freed when the call is over, whatever its
@@ -12,6 +13,7 @@
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/extra/c_env_api.h>
+#include <tvm/ffi/string.h>
 
 #include <array>
 #include <atomic>
@@ -20,6 +22,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace kwcall {
 namespace torch {
@@ -28,17 +31,21 @@ namespace {
 std::array<std::atomic<const OperatorState*>, kMaxOperators> slots{};
 std::mutex slots_mutex;
 
-// torch's codes of the device types and of kDtypes' dtypes, asked of torch once.
+// torch's codes of the device types and of kDtypes' dtypes, asked of torch once; a dtype the
+// loaded torch has no function for gets a code no tensor has (torch's codes are >= 0).
 struct Codes {
   int32_t cpu, cuda;
   std::array<int32_t, kNumDtypes> dtypes;
 };
+constexpr int32_t kNoDtype = -1;
 
 const Codes& TorchCodes() {
   static const Codes codes = [] {
     const Shim& s = RequireShim();
     Codes c{s.device_type_cpu(), s.device_type_cuda(), {}};
-    for (size_t i = 0; i < kNumDtypes; ++i) c.dtypes[i] = s.dtype_code[i]();
+    for (size_t i = 0; i < kNumDtypes; ++i) {
+      c.dtypes[i] = s.dtype_code[i] != nullptr ? s.dtype_code[i]() : kNoDtype;
+    }
     return c;
   }();
   return codes;
@@ -85,6 +92,13 @@ class InputsOwner {
   StableIValue* stack_;
 };
 
+bool IsEmpty(const DLTensor& view) {
+  for (int32_t d = 0; d < view.ndim; ++d) {
+    if (view.shape[d] == 0) return true;
+  }
+  return false;
+}
+
 // A tensor's non-owning DLPack view.
 void ViewTensor(const OperatorState& op, const ArgKind& kind, const Shim& shim, TensorHandle tensor,
                 DLTensor* view) {
@@ -110,6 +124,12 @@ void ViewTensor(const OperatorState& op, const ArgKind& kind, const Shim& shim, 
   }
   view->ndim = static_cast<int32_t>(ndim);
   view->byte_offset = 0;  // the data pointer already includes the storage offset
+  if (view->data == nullptr && !IsEmpty(*view)) {
+    Fail(op, "argument '" + kind.name +
+                 "' has no data (a fake or meta tensor): a kwcall operator's device kernel "
+                 "runs on tensors with storage; FakeTensorMode and torch.compile trace it "
+                 "through its Meta kernel");
+  }
   for (size_t i = 0; i < kNumDtypes; ++i) {
     if (codes.dtypes[i] == dtype) {
       view->dtype = kDtypes[i].dlpack;
@@ -122,9 +142,10 @@ void ViewTensor(const OperatorState& op, const ArgKind& kind, const Shim& shim, 
                std::to_string(dtype) + ")");
 }
 
-// One argument as the function gets it; tensors are viewed into `view`.
+// One argument as the function gets it; tensors are viewed into `view`, strings that hold a
+// NUL byte made string objects in `strings`.
 ffi::AnyView Unbox(const OperatorState& op, const ArgKind& kind, const Shim& shim,
-                   StableIValue value, DLTensor* view) {
+                   StableIValue value, DLTensor* view, std::vector<ffi::String>* strings) {
   switch (kind.type) {
     case ArgType::kTensor:
       ViewTensor(op, kind, shim, reinterpret_cast<TensorHandle>(value), view);
@@ -139,10 +160,16 @@ ffi::AnyView Unbox(const OperatorState& op, const ArgKind& kind, const Shim& shi
     case ArgType::kBool:
       return ffi::AnyView((value & 0xff) != 0);
     case ArgType::kStr: {
+      const auto handle = reinterpret_cast<StringHandle>(value);
       const char* text = nullptr;
-      Check(op, shim.string_c_str(reinterpret_cast<StringHandle>(value), &text),
-            "torch_string_c_str");
-      return ffi::AnyView(text);
+      size_t length = 0;
+      Check(op, shim.string_c_str(handle, &text), "torch_string_c_str");
+      Check(op, shim.string_length(handle, &length), "torch_string_length");
+      // torch's own C string, unless a NUL byte in it would cut it short: then a copy that
+      // keeps every byte (the only allocation, for such strings only).
+      if (std::memchr(text, '\0', length) == nullptr) return ffi::AnyView(text);
+      strings->emplace_back(text, length);
+      return ffi::AnyView(strings->back());
     }
   }
   return ffi::AnyView();
@@ -213,6 +240,7 @@ void RunKernel(const OperatorState& op, StableIValue* stack, uint64_t num_args, 
   if (meta) return;  // no work: the outputs are the mutated inputs, as given
   ArgumentSlots args;
   std::array<DLTensor, kMaxOperatorArgs> views;
+  std::vector<ffi::String> strings;  // empty, unallocated, unless a str holds a NUL byte
   int32_t cuda_device = -1;
   for (size_t i = 0; i < kinds.size(); ++i) {
     StableIValue value = stack[i];
@@ -224,7 +252,7 @@ void RunKernel(const OperatorState& op, StableIValue* stack, uint64_t num_args, 
       }
       value = *box;
     }
-    args.items[i] = Unbox(op, kinds[i], shim, value, &views[i]);
+    args.items[i] = Unbox(op, kinds[i], shim, value, &views[i], &strings);
     if (kinds[i].type == ArgType::kTensor && cuda_device < 0 &&
         views[i].device.device_type == kDLCUDA) {
       cuda_device = views[i].device.device_id;

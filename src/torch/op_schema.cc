@@ -3,9 +3,14 @@
 // and refuses types the kernel cannot hand to a tvm-ffi function.
 #include "torch/op_schema.h"
 
+#include <kwcall/torch.h>
+#include <tvm/ffi/container/array.h>
 #include <tvm/ffi/error.h>
+#include <tvm/ffi/reflection/registry.h>
+#include <tvm/ffi/string.h>
 
 #include <cctype>
+#include <cstdio>
 #include <string_view>
 
 namespace kwcall {
@@ -26,6 +31,61 @@ bool IsIdentifier(std::string_view text) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
   }
   return true;
+}
+
+// The characters the reader models outside quoted defaults: the tokens of an argument list of
+// the types kwcall passes. torch's lexer (torch/csrc/jit/frontend/lexer.h) also reads '#'
+// comments to the end of a line, '\\' line continuations and triple-quoted strings, each of
+// which can hide a comma or a quote from a reader that does not know them, so that torch and
+// this reader would see different arguments: an int the caller chooses unboxed as a tensor
+// handle. Such text is refused (UnmodelledText), never read.
+constexpr std::string_view kModelledPunctuation = "()[],*?!=->.+|";
+
+bool ModelledOutsideQuotes(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == ' ' || c == '\t' || c == '\n' ||
+         kModelledPunctuation.find(c) != std::string_view::npos;
+}
+
+std::string Describe(char c) {
+  if (c == '#') return "'#' (a comment, to torch)";
+  if (c == '\\') return "'\\' (a line continuation, to torch)";
+  if (c == '\n') return "a line break";
+  if (c > ' ' && c < 0x7f) return std::string("'") + c + "'";
+  char byte[8];
+  std::snprintf(byte, sizeof(byte), "0x%02x", static_cast<unsigned char>(c));
+  return std::string("the byte ") + byte;
+}
+
+// What in `text` the reader does not model, and where ("" when it models all of it). Inside
+// quotes it follows torch's lexer (a backslash escapes the next character; a line break ends the
+// string, to torch) and refuses control characters, which torch cannot read there or which
+// would cut the C string torch gets.
+std::string UnmodelledText(std::string_view text) {
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quote == 0) {
+      if (c == '\'' || c == '"') {
+        if (text.substr(i, 3) == std::string(3, c))
+          return "a triple-quoted string at offset " + std::to_string(i);
+        quote = c;
+      } else if (!ModelledOutsideQuotes(c)) {
+        return Describe(c) + " at offset " + std::to_string(i);
+      }
+      continue;
+    }
+    if (c == quote) {
+      quote = 0;
+      continue;
+    }
+    if (c == '\\' && i + 1 < text.size()) ++i;  // the escaped character, checked as any other
+    const unsigned char at = static_cast<unsigned char>(text[i]);
+    if ((at < ' ' && at != '\t') || at == 0x7f) {
+      return Describe(text[i]) + " in a quoted default at offset " + std::to_string(i);
+    }
+  }
+  return "";
 }
 
 // Walks `text` from `from` outside quoted defaults, counting bracket depth (raised after an
@@ -128,6 +188,13 @@ ArgKind KindOf(std::string_view argument) {
 }  // namespace
 
 std::vector<ArgKind> ParseArgKinds(const std::string& schema) {
+  if (std::string unmodelled = UnmodelledText(schema); !unmodelled.empty()) {
+    TVM_FFI_THROW(ValueError) << "kwcall.torch: cannot read the schema '" << schema << "': it has "
+                              << unmodelled << ", where torch could read other arguments than "
+                              << "kwcall's kernel would pass; write the arguments as 'Type name' "
+                              << "or 'Type name=default' without comments, line continuations, "
+                              << "triple-quoted strings or control characters";
+  }
   std::string_view text = Trim(schema);
   size_t close =
       text.empty() || text.front() != '(' ? std::string_view::npos : ClosingParen(text, 0);
@@ -167,6 +234,38 @@ void SplitQualifiedName(const std::string& qualified_name, std::string* ns, std:
                               << "' must be 'namespace::name', two identifiers (as in "
                               << "'mylib::axpy')";
   }
+}
+
+namespace {
+
+const char* TypeName(ArgType type) {
+  switch (type) {
+    case ArgType::kTensor:
+      return "Tensor";
+    case ArgType::kInt:
+      return "int";
+    case ArgType::kFloat:
+      return "float";
+    case ArgType::kBool:
+      return "bool";
+    case ArgType::kStr:
+      return "str";
+  }
+  return "?";
+}
+
+}  // namespace
+
+TVM_FFI_STATIC_INIT_BLOCK() {
+  // The kinds RegisterOp's kernel would unbox for `schema`, as "Type name" ("int? o"), or the
+  // reader's refusal: what kwcall.cute.export_to_c checks before it writes a schema.
+  ffi::reflection::GlobalDef().def("kwcall.torch.ArgumentKinds", [](ffi::String schema) {
+    ffi::Array<ffi::String> kinds;
+    for (const ArgKind& kind : ParseArgKinds(std::string(schema))) {
+      kinds.push_back(std::string(TypeName(kind.type)) + (kind.optional ? "? " : " ") + kind.name);
+    }
+    return kinds;
+  });
 }
 
 }  // namespace torch

@@ -8,6 +8,8 @@
 #include <tvm/ffi/reflection/registry.h>
 #include <tvm/ffi/string.h>
 
+#include <algorithm>
+#include <iterator>
 #include <mutex>
 #include <set>
 #include <string>
@@ -39,6 +41,37 @@ void CheckRegistration(const Shim& shim, TorchError error, const std::string& wh
   std::string reason = TorchReason(shim);
   TVM_FFI_THROW(RuntimeError) << "kwcall.torch: torch refused to " << what
                               << (reason.empty() ? "" : ": ") << reason;
+}
+
+// Whether a TORCH_LIBRARY (torch's own aten, prims, quantized, ... or an extension's) defines
+// `ns`: torch lets one such library define a namespace, so opening another fails exactly then.
+// A name added there could join an existing operator's overloads (aten::add has add.Tensor,
+// add.Scalar, ... and no default overload), which torch's C shim gives no way to look up.
+bool NamespaceHasLibrary(const Shim& shim, const std::string& ns) {
+  LibraryHandle probe = nullptr;
+  if (shim.library_init_def(ns.c_str(), __FILE__, __LINE__, &probe) != kTorchSuccess) return true;
+  shim.delete_library_object(probe);
+  return false;
+}
+
+// The dispatch keys a device kernel is registered for: the backends whose tensors the kernel
+// passes. A kernel for an alias or autograd key (CompositeImplicitAutograd, Autograd,
+// AutogradCPU, ...) would run before the Meta kernel, so FakeTensorMode would call the
+// function with tensors that have no data.
+constexpr const char* kDeviceKeys[] = {"CPU", "CUDA"};
+
+void CheckDeviceTypes(const std::vector<std::string>& device_types) {
+  for (const std::string& key : device_types) {
+    if (std::find(std::begin(kDeviceKeys), std::end(kDeviceKeys), key) != std::end(kDeviceKeys)) {
+      continue;
+    }
+    TVM_FFI_THROW(ValueError) << "kwcall.torch: device_types names '" << key
+                              << "': a kwcall operator gets a kernel for 'CPU' and 'CUDA', the "
+                              << "devices whose tensors it passes (and a Meta kernel, always); a "
+                              << "kernel for another key, an alias or autograd key among them, "
+                              << "could run before the Meta kernel and call the function with "
+                              << "fake tensors";
+  }
 }
 
 // A registered operator as a tvm-ffi object: destroying the object unregisters it.
@@ -94,7 +127,15 @@ Operator RegisterOp(ffi::Function function, const std::string& qualified_name,
   if (function == nullptr) {
     TVM_FFI_THROW(ValueError) << "kwcall.torch: no function to register as " << qualified_name;
   }
+  CheckDeviceTypes(device_types);
   const Shim& shim = RequireShim();
+  if (NamespaceHasLibrary(shim, ns)) {
+    TVM_FFI_THROW(RuntimeError) << "kwcall.torch: the namespace '" << ns << "' of "
+                                << qualified_name << " is defined by a TORCH_LIBRARY (torch's "
+                                << "own, or an extension's), where the name could join an "
+                                << "existing operator's overloads: register kwcall operators in "
+                                << "a namespace of your own, as in 'mylib::" << name << "'";
+  }
   {
     std::lock_guard<std::mutex> lock(names_mutex);
     if (!registered_names.insert(qualified_name).second) {

@@ -68,6 +68,7 @@ Shim ResolveShim() {
   Shim shim{};
   std::vector<std::string> missing;
 #define KWCALL_REQUIRE(field, symbol) Resolve(&shim.field, symbol, libraries, &missing)
+  KWCALL_REQUIRE(library_init_def, "aoti_torch_library_init_def");
   KWCALL_REQUIRE(library_init_fragment, "aoti_torch_library_init_fragment");
   KWCALL_REQUIRE(library_init_impl, "aoti_torch_library_init_impl");
   KWCALL_REQUIRE(library_def, "aoti_torch_library_def");
@@ -91,7 +92,7 @@ Shim ResolveShim() {
   KWCALL_REQUIRE(device_type_cuda, "aoti_torch_device_type_cuda");
 #undef KWCALL_REQUIRE
   for (size_t i = 0; i < kNumDtypes; ++i) {
-    Resolve(&shim.dtype_code[i], kDtypes[i].code_function, libraries, &missing);
+    Resolve(&shim.dtype_code[i], kDtypes[i].code_function, libraries, nullptr);
   }
   Resolve(&shim.delete_stable_ivalue, "torch_delete_stable_ivalue", libraries, nullptr);
   Resolve(&shim.exception_what, "torch_exception_get_what_without_backtrace", libraries, nullptr);

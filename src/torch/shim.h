@@ -31,25 +31,43 @@ inline constexpr uint64_t kExtensionVersion = (uint64_t{2} << 56) | (uint64_t{10
 inline constexpr const char* kMinimumTorch = "2.10";
 
 // The dtypes kwcall's kernel passes: the shim function that gives torch's code for each, and
-// the DLPack type a tensor of it is viewed as.
+// the DLPack type a tensor of it is viewed as, the one torch's own DLPack export gives it
+// (at::toDLPack; tests/python/test_torch_eager.py compares the two). Every dtype both can say;
+// one whose function the loaded torch lacks is refused at the call, naming its code.
 struct TorchDtype {
   const char* code_function;
   DLDataType dlpack;
 };
-inline constexpr TorchDtype kDtypes[] = {{"aoti_torch_dtype_float32", {kDLFloat, 32, 1}},
-                                         {"aoti_torch_dtype_float16", {kDLFloat, 16, 1}},
-                                         {"aoti_torch_dtype_bfloat16", {kDLBfloat, 16, 1}},
-                                         {"aoti_torch_dtype_float64", {kDLFloat, 64, 1}},
-                                         {"aoti_torch_dtype_int32", {kDLInt, 32, 1}},
-                                         {"aoti_torch_dtype_int64", {kDLInt, 64, 1}},
-                                         {"aoti_torch_dtype_int16", {kDLInt, 16, 1}},
-                                         {"aoti_torch_dtype_int8", {kDLInt, 8, 1}},
-                                         {"aoti_torch_dtype_uint8", {kDLUInt, 8, 1}},
-                                         {"aoti_torch_dtype_bool", {kDLBool, 8, 1}}};
+inline constexpr TorchDtype kDtypes[] = {
+    {"aoti_torch_dtype_float32", {kDLFloat, 32, 1}},
+    {"aoti_torch_dtype_float16", {kDLFloat, 16, 1}},
+    {"aoti_torch_dtype_bfloat16", {kDLBfloat, 16, 1}},
+    {"aoti_torch_dtype_float64", {kDLFloat, 64, 1}},
+    {"aoti_torch_dtype_int32", {kDLInt, 32, 1}},
+    {"aoti_torch_dtype_int64", {kDLInt, 64, 1}},
+    {"aoti_torch_dtype_int16", {kDLInt, 16, 1}},
+    {"aoti_torch_dtype_int8", {kDLInt, 8, 1}},
+    {"aoti_torch_dtype_uint8", {kDLUInt, 8, 1}},
+    {"aoti_torch_dtype_uint16", {kDLUInt, 16, 1}},
+    {"aoti_torch_dtype_uint32", {kDLUInt, 32, 1}},
+    {"aoti_torch_dtype_uint64", {kDLUInt, 64, 1}},
+    {"aoti_torch_dtype_bool", {kDLBool, 8, 1}},
+    {"aoti_torch_dtype_complex32", {kDLComplex, 32, 1}},
+    {"aoti_torch_dtype_complex64", {kDLComplex, 64, 1}},
+    {"aoti_torch_dtype_complex128", {kDLComplex, 128, 1}},
+    {"aoti_torch_dtype_float8_e4m3fn", {kDLFloat8_e4m3fn, 8, 1}},
+    {"aoti_torch_dtype_float8_e5m2", {kDLFloat8_e5m2, 8, 1}},
+    {"aoti_torch_dtype_float8_e4m3fnuz", {kDLFloat8_e4m3fnuz, 8, 1}},
+    {"aoti_torch_dtype_float8_e5m2fnuz", {kDLFloat8_e5m2fnuz, 8, 1}},
+    {"aoti_torch_dtype_float8_e8m0fnu", {kDLFloat8_e8m0fnu, 8, 1}},
+    {"aoti_torch_dtype_float4_e2m1fn_x2", {kDLFloat4_e2m1fn, 4, 2}},  // two values a byte
+};
 inline constexpr size_t kNumDtypes = sizeof(kDtypes) / sizeof(kDtypes[0]);
 
 // The shim functions every operator needs, resolved once, all at the first registration.
 struct Shim {
+  TorchError (*library_init_def)(const char* ns, const char* file, uint32_t line,
+                                 LibraryHandle* ret);
   TorchError (*library_init_fragment)(const char* ns, const char* file, uint32_t line,
                                       LibraryHandle* ret);
   TorchError (*library_init_impl)(const char* ns, const char* dispatch_key, const char* file,
@@ -76,7 +94,8 @@ struct Shim {
   TorchError (*delete_device_guard)(DeviceGuardHandle guard);
   TorchError (*get_current_device_index)(int32_t* ret);
 
-  // Codes of torch's device types and of kDtypes' dtypes (in that order), asked of torch once.
+  // Codes of torch's device types and of kDtypes' dtypes (in that order), asked of torch once;
+  // a dtype function the loaded torch lacks is null (that dtype is not passed).
   int32_t (*device_type_cpu)();
   int32_t (*device_type_cuda)();
   int32_t (*dtype_code[kNumDtypes])();

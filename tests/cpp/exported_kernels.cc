@@ -114,6 +114,17 @@ KWCALL_EXPORT_SIGNATURE(fill, R"({"version": 1, "name": "fill", "params": [
   {"name": "alpha", "kind": "KEYWORD_ONLY", "default": 2}]})");
 KWCALL_EXPORT_TORCH_OP(fill,
                        "kwcall_cpp_test::fill(Tensor(a!) out, int value=10, *, int alpha=2) -> ()");
+// The same function under a schema whose comments hide a quote (issue 37): torch reads
+// (Tensor(a!) out, int value, *, int alpha), a reader that knows no comments (Tensor, int,
+// Tensor), and would unbox alpha as a tensor handle. RegisterExported refuses it.
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(fill_hostile, Fill);
+KWCALL_EXPORT_SIGNATURE(fill_hostile, R"({"version": 1, "name": "fill", "params": [
+  {"name": "out", "kind": "POSITIONAL_OR_KEYWORD"},
+  {"name": "value", "kind": "POSITIONAL_OR_KEYWORD"},
+  {"name": "alpha", "kind": "KEYWORD_ONLY"}]})");
+KWCALL_EXPORT_TORCH_OP(fill_hostile,
+                       "kwcall_cpp_test::fill_hostile(Tensor(a!) out, int value # , Tensor z='\n"
+                       ", *, int alpha # '\n) -> ()");
 // The same function with a signature and no torch operator.
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(fill_without_op, Fill);
 KWCALL_EXPORT_SIGNATURE(fill_without_op, R"({"version": 1, "name": "fill", "params": [

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "torch/op_schema.h"
+
 namespace kwcall {
 namespace {
 
@@ -170,16 +172,106 @@ TEST_F(TorchTest, RefusalsSayWhy) {
             "ValueError: kwcall.torch: argument 'x' has the schema type 'int[]', which kwcall's "
             "kernel cannot pass to a tvm-ffi function: use Tensor, int, float, bool or str (each "
             "may be optional, 'T?')");
-  // torch's own refusal: aten::relu exists (with the default overload), made by torch.
-  std::string taken = ErrorOf([] { torch::RegisterOp(Scale(), "aten::relu", kSchema); });
-  EXPECT_EQ(taken.rfind("RuntimeError: kwcall.torch: torch refused to define aten::relu(Tensor x, "
-                        "Tensor(a!) out, *, float alpha=1.0) -> () (an operator of that name may "
-                        "exist already)",
+  // A kernel for a key that runs before the Meta kernel would get FakeTensorMode's tensors.
+  EXPECT_EQ(ErrorOf([] {
+              torch::RegisterOp(Scale(), "kwcall_cpp_test::alias", kSchema, {"CPU", "AutogradCPU"});
+            }),
+            "ValueError: kwcall.torch: device_types names 'AutogradCPU': a kwcall operator gets a "
+            "kernel for 'CPU' and 'CUDA', the devices whose tensors it passes (and a Meta kernel, "
+            "always); a kernel for another key, an alias or autograd key among them, could run "
+            "before the Meta kernel and call the function with fake tensors");
+  // A namespace a TORCH_LIBRARY defines: aten::add has overloads (add.Tensor, ...) but no
+  // default one, so torch itself would have let the name join them.
+  for (const char* name : {"aten::add", "aten::relu", "quantized::kwcall_new"}) {
+    std::string ns = std::string(name).substr(0, std::string(name).find("::"));
+    std::string op = std::string(name).substr(ns.size() + 2);
+    EXPECT_EQ(ErrorOf([name] { torch::RegisterOp(Scale(), name, kSchema); }),
+              "RuntimeError: kwcall.torch: the namespace '" + ns + "' of " + name +
+                  " is defined by a TORCH_LIBRARY (torch's own, or an extension's), where the "
+                  "name could join an existing operator's overloads: register kwcall operators "
+                  "in a namespace of your own, as in 'mylib::" +
+                  op + "'");
+  }
+  // torch's own refusal: inductor::_mm_plus_mm exists (with the default overload), in a
+  // namespace torch's libraries share as fragments.
+  std::string taken = ErrorOf([] { torch::RegisterOp(Scale(), "inductor::_mm_plus_mm", kSchema); });
+  EXPECT_EQ(taken.rfind("RuntimeError: kwcall.torch: torch refused to define "
+                        "inductor::_mm_plus_mm(Tensor x, Tensor(a!) out, *, float alpha=1.0) -> () "
+                        "(an operator of that name may exist already)",
                         0),
             0u)
       << taken;
   EXPECT_NE(taken.find("with the same name and overload name multiple times"), std::string::npos)
       << taken;
+}
+
+// Schemas torch reads as other arguments than a reader that does not know its comments, line
+// continuations or triple quotes would (issue 37). The first makes torch pass (Tensor, int, int)
+// where such a reader unboxes (Tensor, int, Tensor): an int the caller chooses used as a tensor
+// handle; the second is its mirror. Each is refused before torch sees it.
+constexpr const char* kHostileSchemas[][2] = {
+    {"(Tensor t, *, int a=1 # , Tensor z='\n, int b # '\n) -> ()",
+     "'#' (a comment, to torch) at offset 22"},
+    {"(Tensor t, *, int a=1 # , int z='\n, Tensor b # '\n) -> ()",
+     "'#' (a comment, to torch) at offset 22"},
+    {"(Tensor t, str s=''' ', Tensor x, int y=' ''') -> ()", "a triple-quoted string at offset 17"},
+    {"(Tensor t, str s=\"\"\" \", Tensor x=\" \"\"\") -> ()",
+     "a triple-quoted string at offset 17"},
+    {"(Tensor t, int a=1 \\\n, Tensor b) -> ()",
+     "'\\' (a line continuation, to torch) at offset 19"},
+    {"(Tensor t, str s='a\nb', int b) -> ()", "a line break in a quoted default at offset 19"},
+    {"(Tensor t, str s='a\\\nb', int b) -> ()", "a line break in a quoted default at offset 20"},
+    {"(Tensor t; int b) -> ()", "';' at offset 9"},
+    {"(Tensor t, int b=1\r) -> ()", "the byte 0x0d at offset 18"},
+    {"(Tensor t, int \xc3\xa9) -> ()", "the byte 0xc3 at offset 15"},
+};
+
+TEST(TorchSchemaReader, RefusesTextTorchCouldReadOtherwise) {
+  for (const auto& [schema, what] : kHostileSchemas) {
+    EXPECT_EQ(ErrorOf([&] { torch::ParseArgKinds(schema); }),
+              std::string("ValueError: kwcall.torch: cannot read the schema '") + schema +
+                  "': it has " + what +
+                  ", where torch could read other arguments than kwcall's kernel would pass; "
+                  "write the arguments as 'Type name' or 'Type name=default' without comments, "
+                  "line continuations, triple-quoted strings or control characters");
+  }
+  // A NUL would cut the C string torch gets short of what the reader read.
+  const char text[] = "(Tensor t, str s='a\0', Tensor x) -> ()";
+  const std::string with_nul(text, sizeof(text) - 1);
+  EXPECT_NE(ErrorOf([&] {
+              torch::ParseArgKinds(with_nul);
+            }).find("it has the byte 0x00 in a quoted default at offset 19"),
+            std::string::npos);
+}
+
+std::string Kinds(const std::string& schema) {
+  std::string kinds;
+  for (const torch::ArgKind& kind : torch::ParseArgKinds(schema)) {
+    kinds += (kinds.empty() ? "" : ", ") + kind.name + ":" +
+             std::to_string(static_cast<int>(kind.type)) + (kind.optional ? "?" : "");
+  }
+  return kinds;
+}
+
+TEST(TorchSchemaReader, ReadsWhatItModels) {
+  // Quoted defaults may hold what is refused outside them (but line breaks), and escapes.
+  EXPECT_EQ(Kinds("(Tensor x, str s='a#b, \\'c\\' (d)\\\\', str t=\"'\", int n=-1) -> ()"),
+            "x:0, s:4, t:4, n:1");
+  // Arguments on several lines, aliases, optional types, floats with exponents.
+  EXPECT_EQ(Kinds("(\n  Tensor(a!) out,\n  Tensor(b -> *)? o=None,\n  *,\n  float e=1e-05,\n"
+                  "\tbool b=True\n) -> ()"),
+            "out:0, o:0?, e:2, b:3");
+}
+
+TEST_F(TorchTest, HostileSchemasAreRefusedBeforeTorchSeesThem) {
+  for (const auto& [schema, what] : kHostileSchemas) {
+    std::string error = ErrorOf(
+        [schema = schema] { torch::RegisterOp(Scale(), "kwcall_cpp_test::hostile", schema); });
+    EXPECT_EQ(error.rfind("ValueError: kwcall.torch: cannot read the schema", 0), 0u) << error;
+  }
+  // Nothing was registered: the name is free.
+  torch::Operator op = torch::RegisterOp(Scale(), "kwcall_cpp_test::hostile", kSchema);
+  EXPECT_TRUE(op);
 }
 
 TEST(TorchNotLoaded, RegisterOpNamesWhatIsMissing) {

@@ -96,5 +96,17 @@ TEST_F(RegisterExportedTest, SaysWhatTheLibraryLacks) {
             0u);
 }
 
+TEST_F(RegisterExportedTest, RefusesASchemaTorchWouldReadOtherwise) {
+  // fill_hostile's schema hides a quote in a comment (exported_kernels.cc): refused before
+  // torch registers anything, so that no int can reach the kernel as a tensor handle.
+  std::string error = ErrorOf([&] { torch::RegisterExported(kernels_, "fill_hostile"); });
+  EXPECT_EQ(error.rfind("ValueError: kwcall.torch: cannot read the schema '(Tensor(a!) out, int "
+                        "value # , Tensor z='\n, *, int alpha # '\n) -> ()': it has '#' (a "
+                        "comment, to torch) at offset 27",
+                        0),
+            0u)
+      << error;
+}
+
 }  // namespace
 }  // namespace kwcall

@@ -107,6 +107,10 @@ def test_the_name_alone_takes_the_derived_schema(compiled, tmp_path):
          "is not a schema 'namespace::name(arguments) -> returns'"),
         ("kwcall_test::kern(Tensor(a!) out, int a, *, int b=2)", ValueError,
          "is not a schema 'namespace::name(arguments) -> returns'"),
+        # torch reads (out, a, *, b), the signature's parameters; a reader that knows no
+        # comments would unbox b as a tensor (issue 37): what RegisterOp refuses is refused here.
+        ("kwcall_test::kern(Tensor(a!) out, int a # , Tensor z='\n, *, int b=2 # '\n) -> ()",
+         ValueError, "it has '#' (a comment, to torch) at offset 23"),
     ],
 )  # fmt: skip
 def test_a_text_of_another_form_is_refused_before_anything_is_written(

@@ -1,12 +1,24 @@
 """Tracing kwcall operators: the Meta kernel lets FakeTensorMode and meta tensors run them
-without calling the function, torch.compile(fullgraph=True) traces them with no graph break
-and its generated code calls the operator, and torch.library.opcheck finds the schema, the
-fake kernel and AOT dispatch consistent."""
+without calling the function (no kernel for a key that runs before it, and no fake tensor that
+reaches the device kernel anyway, is let through), torch.compile(fullgraph=True) traces them
+with no graph break and its generated code calls the operator, and torch.library.opcheck finds
+the schema, the fake kernel and AOT dispatch consistent."""
 
 from __future__ import annotations
 
+import kwcall
 import pytest
-from torch_helpers import register_axpy, registered_ops, targets, torch  # noqa: F401
+from torch_helpers import (  # noqa: F401
+    TENSORS,
+    axpy_function,
+    kwtorch,
+    op,
+    op_name,
+    register_axpy,
+    registered_ops,
+    targets,
+    torch,
+)
 
 pytestmark = pytest.mark.usefixtures("registered_ops")
 
@@ -29,6 +41,45 @@ def test_fake_tensor_mode_runs_the_meta_kernel_and_not_the_function():
     meta = torch.empty(4, device="meta")
     axpy_op(meta, meta, meta)
     assert calls() == before
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["CompositeImplicitAutograd", "Autograd", "AutogradCPU", "CompositeExplicitAutograd", "Meta"],
+)
+def test_a_kernel_for_a_key_that_runs_before_meta_is_refused(key):
+    # With such a kernel FakeTensorMode (torch.compile, opcheck) called the function with
+    # tensors that have no data: a writing kernel died.
+    name = op_name("alias_key")
+    with pytest.raises(ValueError) as refused:
+        kwtorch.register(
+            axpy_function(), name, mutates_args=["out"], types=TENSORS, device_types=[key]
+        )
+    assert str(refused.value) == (
+        f"kwcall.torch: device_types names '{key}': a kwcall operator gets a kernel for 'CPU' "
+        "and 'CUDA', the devices whose tensors it passes (and a Meta kernel, always); a kernel "
+        "for another key, an alias or autograd key among them, could run before the Meta kernel "
+        "and call the function with fake tensors"
+    )
+    assert name not in kwtorch.registered()
+
+
+def test_a_fake_tensor_sent_to_the_device_kernel_never_reaches_the_function():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    name = op_name("fake")
+    f = kwcall.wrap(targets()["recorder"](), kwcall.Signature(["x"], name="rec"))
+    kwtorch.register(f, name, mutates_args=["x"], types={"x": "Tensor"})
+    cpu = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
+    with FakeTensorMode():
+        fake = torch.empty(3)
+        with pytest.raises(RuntimeError, match=f"{name}: argument 'x' has no data .a fake or meta"):
+            op(name).default.redispatch(cpu, fake)
+        # A tensor with no elements may have no data: it is passed.
+        op(name).default.redispatch(cpu, torch.empty(0, 3))
+    assert list(targets()["last_record"]()) == [
+        "Tensor(DLTensor*, ndim=2, bits=32, code=2, device=1)"
+    ]
 
 
 def test_torch_compile_fullgraph_calls_the_operator_from_its_generated_code():

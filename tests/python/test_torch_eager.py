@@ -101,6 +101,16 @@ TENSOR = "Tensor(DLTensor*, ndim=1, bits=32, code=2, device=1)"
             {"o": None},
             [TENSOR, "None", "float:1", "int:2", "bool:False", "str:hi", "None"],
         ),
+        (  # every byte of a str, a NUL among them, long or short
+            (),
+            {"s": "a\0b"},
+            [TENSOR, "None", "float:1", "int:2", "bool:False", "str:a\0b", "None"],
+        ),
+        (
+            (),
+            {"s": "\0" + "x" * 40 + "\0"},
+            [TENSOR, "None", "float:1", "int:2", "bool:False", "str:\0" + "x" * 40 + "\0", "None"],
+        ),
     ],
 )
 def test_keywords_and_defaults_reach_the_function_as_a_direct_call_binds_them(
@@ -118,6 +128,39 @@ def test_keywords_and_defaults_reach_the_function_as_a_direct_call_binds_them(
     direct = [s.replace("ffi.Tensor", "DLTensor*") for s in last()]
     assert through_op == expected
     assert direct == expected
+
+
+# Every dtype torch's stable C shim and DLPack both name (src/torch/shim.h, kDtypes).
+DTYPES = [
+    *(torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.bool),
+    *(torch.int8, torch.int16, torch.int32, torch.int64),
+    *(torch.uint8, torch.uint16, torch.uint32, torch.uint64),
+    *(torch.complex32, torch.complex64, torch.complex128),
+    *(torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e4m3fnuz, torch.float8_e5m2fnuz),
+    *(torch.float8_e8m0fnu, torch.float4_e2m1fn_x2),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_every_dtype_reaches_the_function_as_a_direct_call_passes_it(dtype):
+    f = kwcall.wrap(targets()["recorder"](), kwcall.Signature(["x"], name="rec"))
+    name = op_name("dtype")
+    kwtorch.register(f, name, mutates_args=["x"], types={"x": "Tensor"})
+    x = torch.empty(3, 2, dtype=dtype)
+    last = targets()["last_record"]
+    op(name)(x)
+    through_op = list(last())
+    f(x)  # tvm-ffi's own conversion: torch's DLPack export
+    assert through_op == [s.replace("ffi.Tensor", "DLTensor*") for s in last()]
+    assert "ndim=2" in through_op[0]
+
+
+def test_a_dtype_dlpack_cannot_say_is_refused_naming_it():
+    name = op_name("bits")
+    f = kwcall.wrap(targets()["recorder"](), kwcall.Signature(["x"], name="rec"))
+    kwtorch.register(f, name, mutates_args=["x"], types={"x": "Tensor"})
+    with pytest.raises(RuntimeError, match=f"{name}: argument 'x' has a dtype kwcall's kernel "):
+        op(name)(torch.empty(2, dtype=torch.bits8))
 
 
 @pytest.mark.parametrize(

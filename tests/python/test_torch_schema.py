@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import kwcall
 import pytest
+import tvm_ffi
 from torch_helpers import (
     TENSORS,
     axpy_function,
@@ -179,6 +180,20 @@ def test_registering_a_name_twice_or_one_torch_has_is_an_error():
         kwtorch.register(axpy_function(), "aten::add", types=TENSORS)
     with pytest.raises(ValueError, match="must be 'namespace::name'"):
         kwtorch.register(axpy_function(), "no_namespace", types=TENSORS)
+
+
+def test_a_namespace_a_torch_library_defines_is_refused_on_every_route():
+    # aten::add has overloads and no default one: torch itself let a new default join them.
+    register_op = tvm_ffi.get_global_func("kwcall.torch.RegisterOp")
+    schema = kwtorch.schema_of(axpy_function(), mutates_args=["out"], types=TENSORS)
+    says = "the namespace 'aten' of aten::add is defined by a TORCH_LIBRARY"
+    before = set(torch._C._dispatch_get_all_op_names())
+    with pytest.raises(RuntimeError, match=says):
+        register_op(axpy_function(), "aten::add", schema, None)
+    assert set(torch._C._dispatch_get_all_op_names()) == before
+    with pytest.raises(RuntimeError, match="the namespace 'aten' of aten::kwcall_axpy is defined"):
+        kwtorch.register(axpy_function(), "aten::kwcall_axpy", mutates_args=["out"], types=TENSORS)
+    assert "aten::kwcall_axpy" not in kwtorch.registered()
 
 
 def test_a_name_is_free_again_after_unregister():

@@ -67,7 +67,7 @@ def register(
 ) -> Any:
     """Registers the kwcall function ``f`` as the operator ``torch.ops.ns.name`` with the
     schema ``schema_of(f, mutates_args, types)`` and a C++ kernel for each of
-    ``device_types`` (torch's dispatch key names; "CPU" and "CUDA" when None) plus a Meta
+    ``device_types`` (torch's dispatch key names "CPU" and "CUDA", both when None) plus a Meta
     kernel; returns ``f``. The operator returns nothing: it writes into ``mutates_args``.
     RuntimeError when the name exists already (registered here, or an operator torch has)."""
     ns, name = _split(qualified_name)

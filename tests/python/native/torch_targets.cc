@@ -86,7 +86,9 @@ std::string Describe(const ffi::AnyView& value) {
   if (auto t = value.try_cast<DLTensor*>()) {
     const DLTensor* d = *t;
     os << "Tensor(" << value.GetTypeKey() << ", ndim=" << d->ndim << ", bits=" << int(d->dtype.bits)
-       << ", code=" << int(d->dtype.code) << ", device=" << d->device.device_type << ")";
+       << ", code=" << int(d->dtype.code);
+    if (d->dtype.lanes != 1) os << ", lanes=" << d->dtype.lanes;
+    os << ", device=" << d->device.device_type << ")";
   } else if (value.type_index() == ffi::TypeIndex::kTVMFFIBool) {
     os << "bool:" << (value.cast<bool>() ? "True" : "False");
   } else if (value.type_index() == ffi::TypeIndex::kTVMFFIInt) {
