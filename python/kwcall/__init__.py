@@ -13,6 +13,8 @@ from ._tvm_ffi_version import check_tvm_ffi
 
 check_tvm_ffi(tvm_ffi)  # before any native code: tvm-ffi's config mode, unsupported releases
 
+from . import key  # noqa: E402
+from ._dispatch import DispatchTable, load_dispatch_table  # noqa: E402
 from ._function import (  # noqa: E402
     Function,
     make_kwargs_wrapper,
@@ -25,8 +27,11 @@ from ._load import load_function  # noqa: E402
 from ._signature import Signature  # noqa: E402
 
 __all__ = [
+    "DispatchTable",
     "Function",
     "Signature",
+    "key",
+    "load_dispatch_table",
     "load_function",
     "make_kwargs_wrapper",
     "make_kwargs_wrapper_from_signature",

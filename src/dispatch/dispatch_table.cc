@@ -5,6 +5,7 @@
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/reflection/registry.h>
 
+#include "dispatch/key_term.h"
 #include "dispatch/saved_table.h"
 #include "dispatch/table_object.h"
 
@@ -74,6 +75,7 @@ TVM_FFI_STATIC_INIT_BLOCK() {
       .def("kwcall.KeyTermText",
            [](ffi::String text) {
              KeyTerm term = KeyTerm::Parse(std::string_view(text.data(), text.size()));
+             CheckTermNumbers(term);
              return ffi::String(term.ToString());
            })
       .def("kwcall.DispatchTableAdd",
