@@ -15,7 +15,7 @@ from typing import Any
 
 import tvm_ffi
 
-from . import _function, _kwcall
+from . import _function, _kwcall, _save_table
 from ._signature import Signature
 from .key import Term
 
@@ -100,6 +100,7 @@ class _TableMethods:
     _key_of_function: _function.Function
     _plain: _function.Function
     _compile: Callable | None
+    _objects: dict  # each entry's Python object, by key as the table keeps it (save exports them)
 
     @property
     def function(self) -> _function.Function:
@@ -127,7 +128,8 @@ class _TableMethods:
         its term cannot give, or that the table has already; TypeError for a kwcall function
         whose parameters are not the table's."""
         function, keep_alive = _as_entry(self.table_name, f)
-        _add(self._table, _ffi_key(self.table_name, key), function, keep_alive)
+        added = _add(self._table, _ffi_key(self.table_name, key), function, keep_alive)
+        self._objects[_key_tuple(added)] = f
 
     def get(self, key: tuple) -> tvm_ffi.Function | None:
         """The entry for ``key``, or None."""
@@ -147,6 +149,15 @@ class _TableMethods:
         """The key a call with these arguments selects (bound as the call would be)."""
         return _key_tuple(self._key_of_function(*args, **kwargs))
 
+    def save(self, path: Any, *, name: str | None = None) -> None:
+        """Writes the table and its entries to the shared library ``path``, all or nothing:
+        each entry (a CuTeDSL compile made by kwcall.cute) through ``kwcall.cute.export_to_c``,
+        and the table's description as ``KWCALL_EXPORT_DISPATCH_TABLE`` writes it, under
+        ``name`` (a C identifier; the table's name by default).
+        ``kwcall.load_dispatch_table(path, name)`` and ``kwcall::LoadDispatchTable`` read it
+        back without compiling."""
+        _save_table.save_table(self, path, name, self._objects)
+
     def __repr__(self) -> str:
         terms = ", ".join(str(t) for t in self.key)
         return (
@@ -155,18 +166,23 @@ class _TableMethods:
         )
 
 
-def _compile_entry(table_name: str, compile: Callable) -> Callable:
+def _compile_entry(table_name: str, compile: Callable, objects: dict) -> Callable:
     """The compile function C++ calls on a miss: the user's ``compile(key, *args)``, its result
-    made an entry."""
+    made an entry (and remembered in ``objects``)."""
 
     def compile_entry(key: Any, *args: Any) -> list:
-        function, keep_alive = _as_entry(table_name, compile(_key_tuple(key), *args))
+        key = _key_tuple(key)
+        entry = compile(key, *args)
+        function, keep_alive = _as_entry(table_name, entry)
+        objects.setdefault(key, entry)
         return [function, keep_alive]
 
     return compile_entry
 
 
-def _build(cls: type, table: Any, compile: Callable | None, prototype: Any = None) -> Any:
+def _build(
+    cls: type, table: Any, compile: Callable | None, objects: dict, prototype: Any = None
+) -> Any:
     """The Python table over the C++ table ``table``, made whole."""
     signature = _info(table)["signature"]
     dispatcher = _dispatcher(table)
@@ -176,6 +192,7 @@ def _build(cls: type, table: Any, compile: Callable | None, prototype: Any = Non
     fn.__dict__.update(
         _table=table,
         _compile=compile,
+        _objects=objects,
         _plain=_function.make(_function.Function, dispatcher, signature),
         _key_of_function=_function.make(_function.Function, _key_of(table), signature),
     )
@@ -203,9 +220,10 @@ def _new(
     if name is not None and not isinstance(name, str):
         raise TypeError(f"name must be a str, got {type(name).__name__}")
     table_name = name or signature.name
-    wrapper = None if compile is None else _compile_entry(table_name, compile)
+    objects: dict = {}
+    wrapper = None if compile is None else _compile_entry(table_name, compile, objects)
     table = _make(signature, _terms(key), name or "", wrapper)
-    return _build(cls, table, compile, prototype)
+    return _build(cls, table, compile, objects, prototype)
 
 
 def _init(self: Any, *args: Any, **kwargs: Any) -> None:
@@ -233,4 +251,4 @@ def load_dispatch_table(module: Any, name: str) -> Any:
     the library. Nothing is compiled; the table has no compile function."""
     if not isinstance(module, tvm_ffi.Module):
         module = tvm_ffi.load_module(str(module))
-    return _build(DispatchTable, _load(module, name), None)
+    return _build(DispatchTable, _load(module, name), None, {})

@@ -80,7 +80,7 @@ TVM_FFI_STATIC_INIT_BLOCK() {
            })
       .def("kwcall.DispatchTableAdd",
            [](ffi::ObjectRef table, Key key, ffi::Function entry, ffi::Any keep_alive) {
-             TableOf(table).Add(key, std::move(entry), std::move(keep_alive));
+             return TableOf(table).Add(key, std::move(entry), std::move(keep_alive));
            })
       .def("kwcall.DispatchTableGet",
            [](ffi::ObjectRef table, Key key) { return TableOf(table).Get(key); })

@@ -89,7 +89,7 @@ DispatchTableObj::DispatchTableObj(Signature signature, std::vector<KeyTerm> ter
       compile_(std::move(compile)),
       entries_(reader_.num_words()) {}
 
-void DispatchTableObj::Add(const Key& key, ffi::Function function, ffi::Any keep_alive) {
+Key DispatchTableObj::Add(const Key& key, ffi::Function function, ffi::Any keep_alive) {
   KeyWords words;
   OwnedKey owned;
   Key canonical;
@@ -102,6 +102,7 @@ void DispatchTableObj::Add(const Key& key, ffi::Function function, ffi::Any keep
                               << "replaced (make a new table to change one)";
   }
   AddLocked(canonical, owned, std::move(function), std::move(keep_alive));
+  return canonical;
 }
 
 const Entry* DispatchTableObj::AddLocked(const Key& key, const OwnedKey& owned,

@@ -38,8 +38,11 @@ class DispatchTableObj : public ffi::Object {
     entry->Call(args, num_args, result);
   }
 
-  /*! \brief Adds `function` for `key`, keeping `keep_alive` as long as the entry. */
-  void Add(const Key& key, ffi::Function function, ffi::Any keep_alive);
+  /*!
+   * \brief Adds `function` for `key`, keeping `keep_alive` as long as the entry; returns the key
+   *        as the table keeps it.
+   */
+  Key Add(const Key& key, ffi::Function function, ffi::Any keep_alive);
   ffi::Optional<ffi::Function> Get(const Key& key) const;
   std::vector<Key> Keys() const;
   Key KeyOf(const TVMFFIAny* args, int32_t num_args) const;

@@ -4,11 +4,10 @@ torch and from torch.compile(fullgraph=True)'s generated code."""
 
 from __future__ import annotations
 
-import pytest
-from torch_helpers import TENSORS, kwtorch, op, op_name, registered_ops, targets, torch  # noqa: F401
-
 import kwcall
+import pytest
 from kwcall import key
+from torch_helpers import TENSORS, kwtorch, op, op_name, registered_ops, targets, torch  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("registered_ops")
 
