@@ -13,7 +13,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,15 +25,18 @@ namespace kwcall {
 struct Entry {
   using FCall = ffi::FunctionObj::FCall;
 
-  std::vector<uint64_t> words;    // KeyWords' words, num_words of them
-  std::vector<std::string> strs;  // the str values, one a term ("" where none)
+  // What a hit reads, together and in the entry itself (no pointer to follow): the hash, the
+  // callee and the words.
   uint64_t hash;
-  Key key;                 // as the table keeps it
-  ffi::Function function;  // as added (Get returns it)
-  ffi::Function callee;    // what is called: a kwcall function's target, else function
-  ffi::Any keep_alive;     // what must live as long as the function (a Python object)
   const ffi::FunctionObj* object;
-  FCall call;  // what object->CallPacked would call, chosen once
+  FCall call;                          // what object->CallPacked would call, chosen once
+  uint64_t words[KeyWordsCapacity()];  // KeyWords' words, num_words of them
+
+  std::vector<std::string> strs;  // the str values, one a term ("" where none)
+  Key key;                        // as the table keeps it
+  ffi::Function function;         // as added (Get returns it)
+  ffi::Function callee;           // what is called: a kwcall function's target, else function
+  ffi::Any keep_alive;            // what must live as long as the function (a Python object)
 
   void Call(const ffi::AnyView* args, int32_t num_args, ffi::Any* result) const {
     call(object, args, num_args, result);
@@ -45,15 +47,17 @@ class EntrySet {
  public:
   explicit EntrySet(int32_t num_words) : num_words_(num_words) { Publish(kFirstCapacity); }
 
-  /*! \brief The entry whose key a call's words (and str values) are, or nullptr. */
-  const Entry* Find(const KeyWords& words, const KeyReader& reader, const TVMFFIAny* args) const {
-    const uint64_t hash = HashWords(words.words, num_words_);
+  /*!
+   * \brief The entry whose key a call's words (and str values) are, or nullptr; `hash` is the
+   *        words' (KeyReader::Read gives it).
+   */
+  const Entry* Find(const KeyWords& words, uint64_t hash, const KeyReader& reader,
+                    const TVMFFIAny* args) const {
     const Slots* slots = current_.load(std::memory_order_acquire);
     for (uint64_t i = hash;; ++i) {
       const Entry* entry = slots->slot[i & slots->mask].load(std::memory_order_acquire);
       if (entry == nullptr) return nullptr;
-      if (entry->hash == hash &&
-          std::memcmp(entry->words.data(), words.words, num_words_ * sizeof(uint64_t)) == 0 &&
+      if (entry->hash == hash && SameWords(entry->words, words.words, num_words_) &&
           (words.str_mask() == 0 || reader.StrsAre(args, words.str_mask(), entry->strs))) {
         return entry;
       }
@@ -74,20 +78,20 @@ class EntrySet {
 
  private:
   static constexpr uint64_t kFirstCapacity = 8;
+  // One slot array, its mask and its slots in one block (a reader follows one pointer).
   struct Slots {
-    explicit Slots(uint64_t capacity)
-        : mask(capacity - 1), slot(new std::atomic<const Entry*>[capacity]) {
-      for (uint64_t i = 0; i < capacity; ++i) slot[i].store(nullptr, std::memory_order_relaxed);
-    }
     uint64_t mask;
-    std::unique_ptr<std::atomic<const Entry*>[]> slot;
+    mutable std::atomic<const Entry*> slot[1];  // capacity of them: the block is that long
+
+    static std::unique_ptr<Slots, void (*)(Slots*)> Make(uint64_t capacity);
   };
   void Publish(uint64_t capacity);
   static void Place(const Slots& slots, const Entry* entry);
 
   int32_t num_words_;
   std::atomic<const Slots*> current_{nullptr};
-  std::vector<std::unique_ptr<Slots>> generations_;  // every slot array, freed with the set
+  // every slot array, freed with the set
+  std::vector<std::unique_ptr<Slots, void (*)(Slots*)>> generations_;
   std::vector<std::unique_ptr<Entry>> entries_;
   std::atomic<int64_t> size_{0};
 };

@@ -32,9 +32,13 @@ KeyReader::KeyReader(std::string table_name, std::vector<KeyTerm> terms, const S
                                 << term.ToString() << " reads parameter '" << term.param
                                 << "', which " << signature.name() << "() does not have";
     }
-    resolved_.push_back(
-        {term.kind, static_cast<int32_t>(found - param_names_.begin()), term.index, term.n});
+    const bool power_of_two = term.n > 0 && (term.n & (term.n - 1)) == 0;
+    resolved_.push_back({term.kind, static_cast<int32_t>(found - param_names_.begin()), term.index,
+                         term.n, power_of_two ? static_cast<uint64_t>(term.n - 1) : uint64_t{0},
+                         IsTensorTerm(term.kind)});
   }
+  num_terms_ = static_cast<int32_t>(resolved_.size());
+  num_words_ = KeyWords::kMasks + num_terms_;
 }
 
 bool KeyReader::StrsAre(const TVMFFIAny* args, uint64_t str_mask,

@@ -21,10 +21,13 @@
 
 namespace kwcall {
 
+/*! \brief The most words a key has: two masks, then one word a term. */
+constexpr int32_t KeyWordsCapacity() { return 2 + kMaxKeyTerms; }
+
 /*! \brief A key's words: two masks, then one word a term. */
 struct KeyWords {
   static constexpr int32_t kMasks = 2;
-  uint64_t words[kMasks + kMaxKeyTerms];
+  uint64_t words[KeyWordsCapacity()];
   uint64_t none_mask() const { return words[0]; }
   uint64_t str_mask() const { return words[1]; }
 };
@@ -44,14 +47,42 @@ inline uint64_t HashBytes(std::string_view bytes) {
   return h;
 }
 
-/*! \brief The hash of a key's words, for the table's probe. */
-inline uint64_t HashWords(const uint64_t* words, int32_t count) {
-  uint64_t h = 0x243f6a8885a308d3ull;
-  for (int32_t i = 0; i < count; ++i) {
-    h = (h ^ words[i]) * 0x9e3779b97f4a7c15ull;
-    h ^= h >> 29;
+/*! \brief An odd multiplier for each word of a key (splitmix64's sequence), made once. */
+struct WordMultipliers {
+  uint64_t of[KeyWordsCapacity()];
+  constexpr WordMultipliers() : of() {
+    uint64_t state = 0x243f6a8885a308d3ull;
+    for (uint64_t& m : of) {
+      uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      m = (z ^ (z >> 31)) | 1;
+    }
   }
-  return h;
+};
+inline constexpr WordMultipliers kWordMultipliers{};
+
+/*!
+ * \brief The hash of a key's words, for the table's probe: a sum of products, one multiplier a
+ *        position (the multiplies run side by side; a chained mix would wait on each), then mixed.
+ */
+inline uint64_t FinishHash(uint64_t sum) {
+  sum ^= sum >> 32;
+  sum *= 0x9e3779b97f4a7c15ull;
+  return sum ^ (sum >> 29);
+}
+inline uint64_t HashWords(const uint64_t* words, int32_t count) {
+  uint64_t sum = static_cast<uint64_t>(count);
+  for (int32_t i = 0; i < count; ++i) sum += words[i] * kWordMultipliers.of[i];
+  return FinishHash(sum);
+}
+
+/*! \brief Whether two keys' words are equal (a short loop: no call of memcmp). */
+inline bool SameWords(const uint64_t* a, const uint64_t* b, int32_t count) {
+  for (int32_t i = 0; i < count; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
 }
 
 /*! \brief The DLTensor an argument carries (a DLTensor* or an ffi Tensor), or nullptr. */
@@ -70,33 +101,33 @@ class KeyReader {
    */
   KeyReader(std::string table_name, std::vector<KeyTerm> terms, const Signature& signature);
 
-  int32_t num_terms() const { return static_cast<int32_t>(resolved_.size()); }
-  int32_t num_words() const { return KeyWords::kMasks + num_terms(); }
+  int32_t num_terms() const { return num_terms_; }
+  int32_t num_words() const { return num_words_; }
   const std::vector<KeyTerm>& terms() const { return terms_; }
   const std::string& table_name() const { return table_name_; }
 
-  /*! \brief The words of a call's key, from its bound arguments (every parameter, in order). */
-  void Read(const TVMFFIAny* args, KeyWords* out) const {
+  /*!
+   * \brief The words of a call's key, from its bound arguments (every parameter, in order), and
+   *        their hash (HashWords of them, summed as they are read).
+   */
+  uint64_t Read(const TVMFFIAny* args, KeyWords* out) const {
     uint64_t none_mask = 0, str_mask = 0;
-    for (int32_t t = 0; t < num_terms(); ++t) {
+    uint64_t sum = static_cast<uint64_t>(num_words_);
+    const int32_t num_terms = num_terms_;
+    for (int32_t t = 0; t < num_terms; ++t) {
       const ResolvedTerm& term = resolved_[t];
       const TVMFFIAny& arg = args[term.param];
-      uint64_t word = 0;
-      if (term.kind == KeyTermKind::kIsNone) {
-        word = arg.type_index == kTVMFFINone;
-      } else if (arg.type_index == kTVMFFINone) {
-        none_mask |= uint64_t{1} << t;
-      } else if (term.kind == KeyTermKind::kValue) {
-        word = ValueWord(t, arg, &str_mask);
-      } else {
-        const DLTensor* tensor = TensorOf(arg);
-        if (TVM_FFI_PREDICT_FALSE(tensor == nullptr)) ThrowNotATensor(t, arg);
-        word = TensorWord(t, term, *tensor);
-      }
+      const DLTensor* tensor = TensorOf(arg);
+      // The common case first: a tensor term of a tensor.
+      const uint64_t word = TVM_FFI_PREDICT_TRUE(tensor != nullptr && term.reads_tensor)
+                                ? TensorWord(t, term, *tensor)
+                                : OtherWord(t, term, arg, &none_mask, &str_mask);
       out->words[KeyWords::kMasks + t] = word;
+      sum += word * kWordMultipliers.of[KeyWords::kMasks + t];
     }
     out->words[0] = none_mask;
     out->words[1] = str_mask;
+    return FinishHash(sum + none_mask * kWordMultipliers.of[0] + str_mask * kWordMultipliers.of[1]);
   }
 
   /*! \brief Whether a call's str values are `strs` (one a term; read only where str_mask says). */
@@ -118,6 +149,17 @@ class KeyReader {
   std::string Describe(const Key& key) const;
 
  private:
+  // is_none, value, a None argument, and a tensor term of something else (its error).
+  uint64_t OtherWord(int32_t t, const ResolvedTerm& term, const TVMFFIAny& arg, uint64_t* none_mask,
+                     uint64_t* str_mask) const {
+    if (term.kind == KeyTermKind::kIsNone) return arg.type_index == kTVMFFINone;
+    if (arg.type_index == kTVMFFINone) {
+      *none_mask |= uint64_t{1} << t;
+      return 0;
+    }
+    if (term.kind == KeyTermKind::kValue) return ValueWord(t, arg, str_mask);
+    ThrowNotATensor(t, arg);
+  }
   uint64_t ValueWord(int32_t t, const TVMFFIAny& arg, uint64_t* str_mask) const {
     if (arg.type_index == kTVMFFIInt || arg.type_index == kTVMFFIBool) return arg.v_uint64;
     std::string_view text;
@@ -139,11 +181,13 @@ class KeyReader {
         return ZeroStrides(t, tensor);
       case KeyTermKind::kContiguous:
         return IsContiguous(tensor);
-      case KeyTermKind::kDivisible:
-        return tensor.shape[Dim(t, term, tensor)] % term.n == 0;
+      case KeyTermKind::kDivisible: {
+        const int64_t extent = tensor.shape[Dim(t, term, tensor)];
+        // A power of two is a mask (no division on the hot path; the table made the mask).
+        return term.mask != 0 ? (extent & term.mask) == 0 : extent % term.n == 0;
+      }
       case KeyTermKind::kAligned:
-        return ((reinterpret_cast<uintptr_t>(tensor.data) + tensor.byte_offset) &
-                static_cast<uint64_t>(term.n - 1)) == 0;
+        return ((reinterpret_cast<uintptr_t>(tensor.data) + tensor.byte_offset) & term.mask) == 0;
       case KeyTermKind::kDevice:
         return DeviceWord(tensor.device);
       case KeyTermKind::kArch:
@@ -211,6 +255,8 @@ class KeyReader {
   std::string table_name_;
   std::vector<KeyTerm> terms_;
   std::vector<ResolvedTerm> resolved_;
+  int32_t num_terms_ = 0;
+  int32_t num_words_ = KeyWords::kMasks;
   std::vector<std::string> param_names_;
 };
 

@@ -28,6 +28,8 @@ struct ResolvedTerm {
   int32_t param;
   int64_t index;
   int64_t n;
+  uint64_t mask;      // n - 1 when n is a power of two (divisible, aligned), else 0
+  bool reads_tensor;  // IsTensorTerm(kind)
 };
 
 }  // namespace kwcall

@@ -4,6 +4,8 @@
 #include <kwcall/function.h>
 #include <tvm/ffi/error.h>
 
+#include <algorithm>
+
 #include "dispatch/key_values.h"
 
 namespace kwcall {
@@ -124,7 +126,7 @@ const Entry* DispatchTableObj::AddLocked(const Key& key, const OwnedKey& owned,
     callee = *GetTarget(function);
   }
   auto entry = std::make_unique<Entry>();
-  entry->words = owned.first;
+  std::copy(owned.first.begin(), owned.first.end(), entry->words);
   entry->strs = owned.second;
   entry->key = key;
   entry->function = std::move(function);

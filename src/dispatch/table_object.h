@@ -32,8 +32,8 @@ class DispatchTableObj : public ffi::Object {
     const auto* raw = reinterpret_cast<const TVMFFIAny*>(args);
     if (TVM_FFI_PREDICT_FALSE(num_args != arity_)) ThrowArity(num_args);
     KeyWords words;
-    reader_.Read(raw, &words);
-    const Entry* entry = entries_.Find(words, reader_, raw);
+    const uint64_t hash = reader_.Read(raw, &words);
+    const Entry* entry = entries_.Find(words, hash, reader_, raw);
     if (TVM_FFI_PREDICT_FALSE(entry == nullptr)) entry = Miss(words, raw);
     entry->Call(args, num_args, result);
   }
