@@ -9,10 +9,12 @@
 //   tensor PATH DTYPE D0 D1 ...   an input: PATH's bytes uploaded into a contiguous tensor
 //   output PATH DTYPE D0 D1 ...   an output: allocated, written to PATH after the first call
 //   none | float V | int V | bool V
+//   nones N                       an array of N Nones (a NamedTuple of absent values, unpacked)
 // DTYPE as tvm-ffi spells it (bfloat16, float16, float32, int32).
 #include <cuda_runtime.h>
 #include <kwcall/dispatch.h>
 #include <kwcall/kwcall.h>
+#include <tvm/ffi/container/array.h>
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/dtype.h>
 #include <tvm/ffi/extra/module.h>
@@ -88,6 +90,10 @@ std::vector<Argument> ReadManifest(const std::string& path) {
       int v;
       words >> v;
       arg.value = v != 0;
+    } else if (kind == "nones") {
+      int64_t n;
+      words >> n;
+      arg.value = ffi::Array<ffi::Any>(std::vector<ffi::Any>(n, ffi::Any(nullptr)));
     } else if (kind != "none") {
       std::cerr << "manifest: unknown argument kind '" << kind << "'\n";
       std::exit(2);

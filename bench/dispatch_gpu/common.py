@@ -73,6 +73,8 @@ def write_manifest(folder: Path, args: list[Any], outputs: set[int]) -> Path:
     for i, arg in enumerate(args):
         if arg is None:
             lines.append("none")
+        elif isinstance(arg, tuple) and all(item is None for item in arg):
+            lines.append(f"nones {len(arg)}")  # an empty NamedTuple (FA4's AuxData)
         elif isinstance(arg, bool):
             lines.append(f"bool {int(arg)}")
         elif isinstance(arg, int):
