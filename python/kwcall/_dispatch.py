@@ -15,7 +15,8 @@ from typing import Any
 
 import tvm_ffi
 
-from . import _function, _kwcall, _save_table
+from ._function import Function, copy_metadata, make, signature_of
+from ._kwcall import derive_type
 from ._signature import Signature
 from .key import Term
 
@@ -97,13 +98,13 @@ class _TableMethods:
     """What a dispatch table adds to its kwcall.Function."""
 
     _table: Any  # the C++ table (kwcall.DispatchTable object)
-    _key_of_function: _function.Function
-    _plain: _function.Function
+    _key_of_function: Function
+    _plain: Function
     _compile: Callable | None
     _objects: dict  # each entry's Python object, by key as the table keeps it (save exports them)
 
     @property
-    def function(self) -> _function.Function:
+    def function(self) -> Function:
         """The table as a plain kwcall.Function (the table itself is one too)."""
         return self._plain
 
@@ -149,15 +150,6 @@ class _TableMethods:
         """The key a call with these arguments selects (bound as the call would be)."""
         return _key_tuple(self._key_of_function(*args, **kwargs))
 
-    def save(self, path: Any, *, name: str | None = None) -> None:
-        """Writes the table and its entries to the shared library ``path``, all or nothing:
-        each entry (a CuTeDSL compile made by kwcall.cute) through ``kwcall.cute.export_to_c``,
-        and the table's description as ``KWCALL_EXPORT_DISPATCH_TABLE`` writes it, under
-        ``name`` (a C identifier; the table's name by default).
-        ``kwcall.load_dispatch_table(path, name)`` and ``kwcall::LoadDispatchTable`` read it
-        back without compiling."""
-        _save_table.save_table(self, path, name, self._objects)
-
     def __repr__(self) -> str:
         terms = ", ".join(str(t) for t in self.key)
         return (
@@ -186,15 +178,15 @@ def _build(
     """The Python table over the C++ table ``table``, made whole."""
     signature = _info(table)["signature"]
     dispatcher = _dispatcher(table)
-    fn = _function.make(cls, dispatcher, signature)
+    fn = make(cls, dispatcher, signature)
     if prototype is not None:
-        _function.copy_metadata(fn, prototype)
+        copy_metadata(fn, prototype)
     fn.__dict__.update(
         _table=table,
         _compile=compile,
         _objects=objects,
-        _plain=_function.make(_function.Function, dispatcher, signature),
-        _key_of_function=_function.make(_function.Function, _key_of(table), signature),
+        _plain=make(Function, dispatcher, signature),
+        _key_of_function=make(Function, _key_of(table), signature),
     )
     return fn
 
@@ -207,14 +199,7 @@ def _new(
     compile: Callable | None = None,
     name: str | None = None,
 ) -> Any:
-    prototype = None
-    if not isinstance(signature, Signature):
-        if not callable(signature):
-            raise TypeError(
-                "signature must be a kwcall.Signature or a callable, got "
-                f"{type(signature).__name__}"
-            )
-        prototype, signature = signature, Signature.from_callable(signature)
+    signature, prototype = signature_of(signature)
     if compile is not None and not callable(compile):
         raise TypeError(f"compile must be callable, got {type(compile).__name__}")
     if name is not None and not isinstance(name, str):
@@ -230,7 +215,7 @@ def _init(self: Any, *args: Any, **kwargs: Any) -> None:
     """__new__ made the table whole."""
 
 
-DispatchTable = _kwcall.derive_type("kwcall.DispatchTable", (_TableMethods,))
+DispatchTable = derive_type("kwcall.DispatchTable", (_TableMethods,))
 DispatchTable.__new__ = staticmethod(_new)
 DispatchTable.__init__ = _init
 DispatchTable.__module__ = "kwcall"

@@ -23,6 +23,7 @@ import tvm_ffi
 import tvm_ffi.libinfo
 
 from . import _link_signature, libinfo
+from ._dispatch import DispatchTable
 
 _describe = tvm_ffi.get_global_func("kwcall.DispatchTableDescription")
 _HEADER = "kwcall/export.h"
@@ -98,3 +99,16 @@ def _runtime_libraries(entries: list) -> list[str]:
     import cutlass.cute as cute
 
     return list(cute.runtime.find_runtime_libraries(enable_tvm_ffi=True))
+
+
+def save(self: Any, path: str | os.PathLike, *, name: str | None = None) -> None:
+    """Writes the table and its entries to the shared library ``path``, all or nothing: each
+    entry (a CuTeDSL compile made by kwcall.cute) through ``kwcall.cute.export_to_c``, and the
+    table's description as ``KWCALL_EXPORT_DISPATCH_TABLE`` writes it, under ``name`` (a C
+    identifier; the table's name by default). ``kwcall.load_dispatch_table(path, name)`` and
+    ``kwcall::LoadDispatchTable`` read it back without compiling."""
+    save_table(self, path, name, self._objects)
+
+
+# The method lives here, where linking does (this module sits on libinfo, above the table's own).
+DispatchTable.save = save

@@ -30,10 +30,6 @@ from typing import Any
 
 import tvm_ffi
 
-from . import _kwcall  # noqa: F401  # loads libkwcall, whose global checks the terms
-
-_check = tvm_ffi.get_global_func("kwcall.KeyTermText")
-
 __all__ = [
     "Term",
     "aligned",
@@ -59,7 +55,8 @@ class Term:
     def __init__(self, text: str) -> None:
         if not isinstance(text, str):
             raise TypeError(f"a key term is written as text, got {type(text).__name__}")
-        self._text = str(_check(text))
+        # libkwcall's global (loaded with kwcall) checks the term and writes it as C++ does.
+        self._text = str(tvm_ffi.get_global_func("kwcall.KeyTermText")(text))
 
     def __str__(self) -> str:
         return self._text

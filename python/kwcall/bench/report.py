@@ -92,22 +92,28 @@ TARGETS = {
 }
 
 
-def _torch_table(cells: list[Cell]) -> list[str]:
-    """The torch routes: ns per call, with each route's ratio to the kwcall function called by
-    the same caller (T1)."""
-    lines = ["| caller | route | what | ns | × T1 |", "|---|---|---|---:|---:|"]
-    for caller, where, rows in (
-        ("python", "Python", PY_TORCH_ROUTES),
-        ("python_thread", "C++", CPP_TORCH_ROUTES),
-    ):
-        base = _find(cells, mix="torch", route="T1", caller=caller)
+def _ratio_table(cells: list[Cell], mix: str, sections: tuple, ratio_name: str) -> list[str]:
+    """ns per call of each route, with its ratio to a base route called by the same caller;
+    sections: (caller label, where, {route: what}, base route)."""
+    lines = [f"| caller | route | what | ns | × {ratio_name} |", "|---|---|---|---:|---:|"]
+    for caller, where, rows, base_route in sections:
+        base = _find(cells, mix=mix, route=base_route, caller=caller)
         for route, text in rows.items():
-            cell = _find(cells, mix="torch", route=route, caller=caller)
+            cell = _find(cells, mix=mix, route=route, caller=caller)
             lines.append(
                 f"| {where} | {route} | {text} | {_ns(cell.ns_per_call())} | "
                 f"{paired_ratio(cell, base):.2f} |"
             )
     return lines
+
+
+def _torch_table(cells: list[Cell]) -> list[str]:
+    """The torch routes, each against the kwcall function called by the same caller (T1)."""
+    sections = (
+        ("python", "Python", PY_TORCH_ROUTES, "T1"),
+        ("python_thread", "C++", CPP_TORCH_ROUTES, "T1"),
+    )
+    return _ratio_table(cells, "torch", sections, "T1")
 
 
 def torch_targets(cells: list[Cell]) -> list[tuple[str, str, bool]]:
@@ -137,21 +143,13 @@ def torch_targets(cells: list[Cell]) -> list[tuple[str, str, bool]]:
 
 
 def _dispatch_table(cells: list[Cell]) -> list[str]:
-    """The dispatch-table routes: ns per call, with each route's ratio to the entry called the
-    same way (X0 from C++, P0 from Python)."""
-    lines = ["| caller | route | what | ns | × entry |", "|---|---|---|---:|---:|"]
-    for caller, where, rows, base_route in (
+    """The dispatch-table routes, each against the entry called the same way (X0 from C++, P0
+    from Python)."""
+    sections = (
         ("python_thread", "C++", CPP_DISPATCH_ROUTES, "X0"),
         ("python", "Python", PY_DISPATCH_ROUTES, "P0"),
-    ):
-        base = _find(cells, mix="dispatch", route=base_route, caller=caller)
-        for route, text in rows.items():
-            cell = _find(cells, mix="dispatch", route=route, caller=caller)
-            lines.append(
-                f"| {where} | {route} | {text} | {_ns(cell.ns_per_call())} | "
-                f"{paired_ratio(cell, base):.2f} |"
-            )
-    return lines
+    )
+    return _ratio_table(cells, "dispatch", sections, "entry")
 
 
 def dispatch_targets(cells: list[Cell]) -> list[tuple[str, str, bool]]:
