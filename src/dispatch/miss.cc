@@ -49,16 +49,17 @@ const Entry* DispatchTableObj::Miss(const KeyWords& words, const TVMFFIAny* args
   if (!compile_.has_value()) ThrowMissing(key);
   const OwnedKey owned(std::vector<uint64_t>(words.words, words.words + reader_.num_words()),
                        reader_.StrsOf(args, words.str_mask()));
-  std::shared_ptr<Flight> flight;
+  Flight* flight;
   {
     std::unique_lock<std::mutex> lock(mutex_);
     if (const Entry* entry = entries_.FindOwned(owned.first, owned.second)) return entry;
     auto found = flights_.find(owned);
     if (found == flights_.end()) {
-      flight = std::make_shared<Flight>();
+      flight_records_.push_back(std::make_unique<Flight>());
+      flight = flight_records_.back().get();
       flights_.emplace(owned, flight);
       lock.unlock();
-      return Compile(key, owned, args, flight.get());
+      return Compile(key, owned, args, flight);
     }
     flight = found->second;
     if (flight->compiler == std::this_thread::get_id()) {
@@ -70,7 +71,7 @@ const Entry* DispatchTableObj::Miss(const KeyWords& words, const TVMFFIAny* args
   struct Waiting {
     const DispatchTableObj* table;
     Flight* flight;
-  } waiting{this, flight.get()};
+  } waiting{this, flight};
   RunBlocking(
       [](void* context) {
         auto* w = static_cast<Waiting*>(context);

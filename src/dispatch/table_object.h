@@ -85,7 +85,10 @@ class DispatchTableObj : public ffi::Object {
   ffi::Optional<ffi::Function> compile_;
   mutable std::mutex mutex_;  // the writers': entries added, flights begun and ended
   mutable EntrySet entries_;
-  mutable std::map<OwnedKey, std::shared_ptr<Flight>> flights_;
+  mutable std::map<OwnedKey, Flight*> flights_;  // the compiles in progress
+  // Every flight ever begun, kept with the table: a waiter reads its flight after the compiler
+  // ended it (one small record a compile, as each adds an entry).
+  mutable std::vector<std::unique_ptr<Flight>> flight_records_;
 };
 
 /*! \brief The table object behind `object`, or nullptr. */
