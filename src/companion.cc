@@ -12,6 +12,9 @@ const CompanionKind kSignatureCompanion = {KWCALL_SIGNATURE_FUNCTION_PREFIX, "si
 const CompanionKind kTorchOpCompanion = {KWCALL_TORCH_OP_FUNCTION_PREFIX, "torch operator",
                                          "the operator's schema text", "KWCALL_EXPORT_TORCH_OP",
                                          "kwcall.cute.export_to_c(..., torch_op=...)"};
+const CompanionKind kDispatchTableCompanion = {
+    KWCALL_DISPATCH_TABLE_FUNCTION_PREFIX, "dispatch table", "the table's JSON description",
+    "KWCALL_EXPORT_DISPATCH_TABLE", "kwcall.DispatchTable.save"};
 
 std::string CompanionWhat(const CompanionKind& kind, const std::string& name) {
   return std::string("the ") + kind.noun + " exported for '" + name + "' (" + kind.prefix + name +

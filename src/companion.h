@@ -26,6 +26,7 @@ struct CompanionKind {
 
 extern const CompanionKind kSignatureCompanion;
 extern const CompanionKind kTorchOpCompanion;
+extern const CompanionKind kDispatchTableCompanion;
 
 /*! \brief "the signature exported for 'name' (__kwcall_signature_name)": how errors name it. */
 std::string CompanionWhat(const CompanionKind& kind, const std::string& name);

@@ -42,6 +42,12 @@
  */
 #define KWCALL_TORCH_OP_FUNCTION_PREFIX "__kwcall_torch_op_"
 
+/*!
+ * \brief The prefix of the function that describes an exported dispatch table
+ *        (KWCALL_EXPORT_DISPATCH_TABLE below; kwcall::LoadDispatchTable looks it up).
+ */
+#define KWCALL_DISPATCH_TABLE_FUNCTION_PREFIX "__kwcall_dispatch_table_"
+
 #ifdef __cplusplus
 #define KWCALL_EXPORT_EXTERN_C extern "C"
 #else
@@ -66,6 +72,23 @@
  */
 #define KWCALL_EXPORT_TORCH_OP(ExportName, Schema) \
   KWCALL_EXPORT_TEXT_FUNCTION(__kwcall_torch_op_##ExportName, Schema)
+
+/*!
+ * \brief Export `Description` (a string literal, JSON) as the dispatch table `TableName`: its
+ *        signature, its key terms and, for each key, the exported function that is its entry.
+ *
+ *   KWCALL_EXPORT_DISPATCH_TABLE(scale, R"json({"version": 1, "name": "scale",
+ *       "signature": {"version": 1, "name": "scale", "params": [...]},
+ *       "key": ["dtype(x)"],
+ *       "entries": [{"key": ["float32"], "function": "scale_f32"},
+ *                   {"key": ["float64"], "function": "scale_f64"}]})json");
+ *
+ * kwcall::LoadDispatchTable(mod, "scale") and kwcall.load_dispatch_table read it (docs/dispatch.md
+ * has the format; the raw string's delimiter, `json`, lets the terms' parentheses stand before a
+ * quote); Python's DispatchTable.save writes it.
+ */
+#define KWCALL_EXPORT_DISPATCH_TABLE(TableName, Description) \
+  KWCALL_EXPORT_TEXT_FUNCTION(__kwcall_dispatch_table_##TableName, Description)
 
 /*!
  * \brief A tvm-ffi function `FunctionName` (symbol `__tvm_ffi_` + FunctionName) that takes no

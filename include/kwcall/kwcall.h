@@ -15,6 +15,7 @@
 #define KWCALL_KWCALL_H_
 
 #include <kwcall/call_site.h>
+#include <kwcall/dispatch.h>
 #include <kwcall/export.h>
 #include <kwcall/function.h>
 #include <kwcall/kwargs.h>

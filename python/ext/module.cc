@@ -4,6 +4,7 @@
 #include <kwcall/export.h>
 #include <kwcall/function.h>
 
+#include "dispatch/blocking_wait.h"
 #include "ffi_objects.h"
 #include "function_type.h"
 #include "py_keys.h"
@@ -44,6 +45,24 @@ PyObject* PyMake(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
               nargs == 4 ? args[3] : nullptr);
 }
 
+// A dispatch table's miss waits for another thread's compile, whose compile function is Python:
+// a waiting thread attached to the interpreter (holding the GIL, or on a free-threaded build
+// attached, where the collector's stop-the-world would wait for it) detaches while it waits.
+void WaitDetached(void (*wait)(void*), void* context) {
+#if PY_VERSION_HEX >= 0x030D0000
+  PyThreadState* attached = PyThreadState_GetUnchecked();
+#else
+  PyThreadState* attached = _PyThreadState_UncheckedGet();
+#endif
+  if (attached == nullptr) {
+    wait(context);
+    return;
+  }
+  PyThreadState* state = PyEval_SaveThread();
+  wait(context);
+  PyEval_RestoreThread(state);
+}
+
 template <typename F>
 PyCFunction Fast(F f) {
   return reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(f));
@@ -69,6 +88,7 @@ int ExecModule(PyObject* module) {
     }
     // Binding errors read as the running interpreter's: 3.13 added "Did you mean".
     SetKeywordSuggestions(PY_VERSION_HEX >= 0x030D0000);
+    SetBlockingRegion(WaitDetached);
   }
   PyObject* type = reinterpret_cast<PyObject*>(FunctionType());
   Py_INCREF(type);

@@ -68,6 +68,18 @@ def copy_metadata(fn: Function, prototype: Callable) -> None:
         fn.__annotations__ = annotations
 
 
+def signature_of(signature: Signature | Callable) -> tuple[Signature, Callable | None]:
+    """A kwcall.Signature as given, or a callable's signature and the callable (whose metadata
+    the result keeps)."""
+    if isinstance(signature, Signature):
+        return signature, None
+    if not callable(signature):
+        raise TypeError(
+            f"signature must be a kwcall.Signature or a callable, got {type(signature).__name__}"
+        )
+    return Signature.from_callable(signature), signature
+
+
 def wrap(target: Any, signature: Signature | Callable) -> Function:
     """Bind ``target`` (a tvm_ffi.Function, or a Python callable that tvm-ffi converts) to
     ``signature``: a kwcall.Signature, or a Python callable whose signature is used and whose
@@ -77,15 +89,7 @@ def wrap(target: Any, signature: Signature | Callable) -> Function:
     tvm-ffi's registry is not safe against a registration or ``remove_global_func`` racing a
     C++ ``Function::GetGlobal``. Once registered, any number of threads may look it up and
     call it."""
-    prototype = None
-    if not isinstance(signature, Signature):
-        if not callable(signature):
-            raise TypeError(
-                "signature must be a kwcall.Signature or a callable, got "
-                f"{type(signature).__name__}"
-            )
-        prototype = signature
-        signature = Signature.from_callable(signature)
+    signature, prototype = signature_of(signature)
     fn = make(Function, target, signature)
     if prototype is not None:
         copy_metadata(fn, prototype)

@@ -46,7 +46,7 @@ def check_function_name(function_name: object) -> None:
         raise ValueError(f"function_name must be a C identifier, got {function_name!r}")
 
 
-def _c_string(text: str) -> str:
+def c_string(text: str) -> str:
     """A C string literal holding ``text``'s UTF-8 bytes (octal escapes, never ambiguous)."""
     out = []
     for byte in text.encode("utf-8"):
@@ -64,10 +64,10 @@ def c_source(function_name: str, json_text: str, torch_op: str | None = None) ->
     source = (
         f"// The signature of {function_name}, written by kwcall.cute's export_to_c.\n"
         f"#include <{_HEADER}>\n\n"
-        f"KWCALL_EXPORT_SIGNATURE({function_name}, {_c_string(json_text)})\n"
+        f"KWCALL_EXPORT_SIGNATURE({function_name}, {c_string(json_text)})\n"
     )
     if torch_op is not None:
-        source += f"KWCALL_EXPORT_TORCH_OP({function_name}, {_c_string(torch_op)})\n"
+        source += f"KWCALL_EXPORT_TORCH_OP({function_name}, {c_string(torch_op)})\n"
     return source
 
 
@@ -89,7 +89,7 @@ def compiler() -> list[str] | None:
     return words
 
 
-def _run(command: list[str]) -> None:
+def run(command: list[str]) -> None:
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"{shlex.join(command)} failed: {done.stderr.strip()}")
@@ -111,10 +111,10 @@ def link_signature(
         signature_object = Path(tmp, "signature.o").resolve()
         includes = [f"-I{libinfo.include_dir()}", f"-I{tvm_ffi.libinfo.find_include_path()}"]
         compile_as_c = ["-c", "-fPIC", "-O2", *includes, "-o", str(signature_object), "-x", "c"]
-        _run([*cc, *compile_as_c, str(source)])
+        run([*cc, *compile_as_c, str(source)])
         # A relocatable link: one object holding CuTeDSL's code and the signature.
         inputs = [os.path.abspath(object_path), str(signature_object)]
-        _run([*cc, "-r", "-nostdlib", "-o", os.path.abspath(output_path), *inputs])
+        run([*cc, "-r", "-nostdlib", "-o", os.path.abspath(output_path), *inputs])
 
 
 def sidecar_name_too_long(error: OSError, object_path: str) -> OSError:

@@ -131,3 +131,26 @@ KWCALL_EXPORT_SIGNATURE(fill_without_op, R"({"version": 1, "name": "fill", "para
   {"name": "out", "kind": "POSITIONAL_OR_KEYWORD"},
   {"name": "value", "kind": "POSITIONAL_OR_KEYWORD"},
   {"name": "alpha", "kind": "KEYWORD_ONLY"}]})");
+
+// A dispatch table exported beside its entries (KWCALL_EXPORT_DISPATCH_TABLE): def pick(x, *,
+// mode="fast"), keyed by value(mode); each entry returns its name and x.
+namespace {
+
+ffi::Array<ffi::Any> PickFast(int64_t x, ffi::String mode) { return {ffi::String("fast"), x}; }
+ffi::Array<ffi::Any> PickExact(int64_t x, ffi::String mode) { return {ffi::String("exact"), x}; }
+
+}  // namespace
+
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(pick_fast, PickFast);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(pick_exact, PickExact);
+KWCALL_EXPORT_DISPATCH_TABLE(pick, R"json({"version": 1, "name": "pick",
+  "signature": {"version": 1, "name": "pick", "params": [
+    {"name": "x", "kind": "POSITIONAL_OR_KEYWORD"},
+    {"name": "mode", "kind": "KEYWORD_ONLY", "default": "fast"}]},
+  "key": ["value(mode)"],
+  "entries": [{"key": ["fast"], "function": "pick_fast"},
+              {"key": ["exact"], "function": "pick_exact"}]})json");
+// One that names an entry the library lacks.
+KWCALL_EXPORT_DISPATCH_TABLE(pick_missing, R"json({"version": 1, "name": "pick_missing",
+  "signature": {"version": 1, "name": "pick", "params": [{"name": "x", "kind": "POSITIONAL_OR_KEYWORD"}]},
+  "key": ["value(x)"], "entries": [{"key": [1], "function": "no_such_function"}]})json");

@@ -12,11 +12,18 @@ from helpers import TIME_SCALE
 
 pytest.importorskip("matplotlib")
 
-from kwcall.bench import build, py_threads, routes, torch_routes  # noqa: E402  # the bench extra
+from kwcall.bench import (  # noqa: E402  # the bench extra
+    build,
+    dispatch_routes,
+    py_threads,
+    routes,
+    torch_routes,
+)
 
 FREE_THREADED = py_threads.free_threaded()
 #: The torch routes run where torch and kwcall.torch import (why not, when they do not).
 NO_TORCH = torch_routes.unavailable()
+NO_DISPATCH = dispatch_routes.unavailable()
 
 
 def test_quick_mode_writes_every_output(tmp_path):
@@ -58,7 +65,7 @@ def test_quick_mode_writes_every_output(tmp_path):
     # Python threads scale only where they run at once: free-threaded CPython, GIL off.
     assert groups == {"cpp", "python", "threads"} | ({"py_threads"} if FREE_THREADED else set()) | (
         set() if NO_TORCH else {"torch"}
-    )
+    ) | (set() if NO_DISPATCH else {"dispatch"})
     assert data["torch_routes"] == (NO_TORCH or "run")
     if NO_TORCH:
         assert f"Not run: {NO_TORCH}." in table
@@ -68,6 +75,12 @@ def test_quick_mode_writes_every_output(tmp_path):
         assert "Python → the kwcall torch operator, eager ≤ 0.1× custom_op" in table
         assert "C++ → the operator through the dispatcher ≤ 1 µs above calling the kwcall" in table
     assert ("Python-thread scaling (free-threaded)" in table) == FREE_THREADED
+    assert data["dispatch_routes"] == (NO_DISPATCH or "run")
+    if not NO_DISPATCH:
+        for route in ("X0", "X1", "X4", "X8", "P0", "P1", "P2", "P3"):
+            assert f"| {route} |" in table, route
+        assert "C++ → a dispatch table, 4-term key over 3 tensors ≤ 25 ns above" in table
+        assert "Python → a dispatch table ≤ 0.35× a 12-term Python key + dict lookup" in table
     assert all(len(cell["samples_ns"]) == 2 for cell in data["cells"])
     assert (run_dir / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # What was measured travels with the numbers.

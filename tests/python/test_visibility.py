@@ -1,7 +1,7 @@
 """libkwcall and the extension are built with hidden visibility: of kwcall's own symbols,
 libkwcall's dynamic symbol table holds the public C++ API (what include/kwcall/ marks
-KWCALL_API) and the one internal function the extension needs (PlanOf), the extension's none
-but PyInit__kwcall. Read with ``nm -D --defined-only`` from the installed package.
+KWCALL_API) and the internal functions the extension needs (PlanOf, SetBlockingRegion), the
+extension's none but PyInit__kwcall. Read with ``nm -D --defined-only`` from the installed package.
 
 Both tables also hold what kwcall does not decide: tvm-ffi's Error type information (tvm-ffi's
 header exports it from every library that throws it) and, in builds without LTO, weak
@@ -26,12 +26,25 @@ pytestmark = pytest.mark.skipif(NM is None, reason="needs nm (binutils)")
 PUBLIC_API = {
     "kwcall::CallSite::CallSite",
     "kwcall::CallSite::ThrowValueCount",  # private, called by the inline call operator
+    "kwcall::DispatchTable::Add",
+    "kwcall::DispatchTable::DispatchTable",
+    "kwcall::DispatchTable::Get",
+    "kwcall::DispatchTable::KeyOf",
+    "kwcall::DispatchTable::Keys",
+    "kwcall::DispatchTable::function",
+    "kwcall::DispatchTable::name",
+    "kwcall::DispatchTable::signature",
+    "kwcall::DispatchTable::size",
+    "kwcall::DispatchTable::terms",
     "kwcall::ExportedSignature",
     "kwcall::ExportedTorchOp",
     "kwcall::FromExternC",
     "kwcall::GetSignature",
     "kwcall::GetTarget",
+    "kwcall::KeyTerm::Parse",
+    "kwcall::KeyTerm::ToString",
     "kwcall::KeywordSuggestions",
+    "kwcall::LoadDispatchTable",
     "kwcall::LoadFunction",
     "kwcall::MakeFunction",
     "kwcall::SetKeywordSuggestions",
@@ -52,7 +65,8 @@ PUBLIC_API = {
     "kwcall::torch::RegisterExported",
 }
 #: The extension binds through the plan of the C++ function it wraps (binding_plan.h).
-FOR_THE_EXTENSION = {"kwcall::PlanOf"}
+#: And sets the region a dispatch table's miss waits in (dispatch/blocking_wait.h).
+FOR_THE_EXTENSION = {"kwcall::PlanOf", "kwcall::SetBlockingRegion"}
 #: tvm-ffi's Error is declared TVM_FFI_DLL: its exceptions must match across libraries.
 FROM_TVM_FFI = {
     "typeinfo for tvm::ffi::Error",

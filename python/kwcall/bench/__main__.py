@@ -22,6 +22,7 @@ from . import (
     build,
     cells,
     cpp_routes,
+    dispatch_routes,
     py_threads,
     python_routes,
     report,
@@ -181,6 +182,10 @@ def main(argv: list[str] | None = None) -> Path:
     torch_cells = (
         [] if no_torch else torch_routes.cells(torch_routes.TorchRoutes(modules, args.cache_dir))
     )
+    no_dispatch = dispatch_routes.unavailable()
+    dispatch_cells = (
+        [] if no_dispatch else dispatch_routes.cells(dispatch_routes.DispatchRoutes(args.cache_dir))
+    )
     streams: list[int] = []
     if device == "cuda":
         create = modules.cuda.get_function("stream_create")
@@ -192,6 +197,7 @@ def main(argv: list[str] | None = None) -> Path:
             + threads.cells(modules, mixes, device_id, args.quick, streams)
             + py_threads.cells(mixes, args.quick)
             + torch_cells
+            + dispatch_cells
         )
         bar = progress_bar(len(todo) * (reps + 1), args.no_progress)
         cells.run_all(todo, reps, sample_s, bar)
@@ -214,6 +220,7 @@ def main(argv: list[str] | None = None) -> Path:
         "mixes": [(m.name, m.label) for m in mixes],
         "machine": details,
         "torch_routes": no_torch or "run",
+        "dispatch_routes": no_dispatch or "run",
         "thread_counts": threads.thread_counts(args.quick),
         "free_threaded": py_threads.free_threaded(),
         "python_thread_counts": py_threads.thread_counts(args.quick)

@@ -9,6 +9,7 @@ from typing import Any
 
 from . import py_threads
 from .cells import Cell, paired_difference, paired_ratio
+from .dispatch_routes import CPP_DISPATCH_ROUTES, PY_DISPATCH_ROUTES
 from .python_routes import PY_ROUTES
 from .routes import ROUTES
 from .torch_routes import CPP_TORCH_ROUTES, PY_TORCH_ROUTES
@@ -84,25 +85,35 @@ TARGETS = {
     "py_keywords": 1.10,
     "torch_op_to_custom_op": 0.1,
     "cpp_dispatcher_ns": 1000,
+    "table_4_terms_ns": 25,
+    "table_8_terms_ns": 50,
+    "table_py_to_entry": 1.10,
+    "table_py_to_python_dispatch": 0.35,
 }
 
 
-def _torch_table(cells: list[Cell]) -> list[str]:
-    """The torch routes: ns per call, with each route's ratio to the kwcall function called by
-    the same caller (T1)."""
-    lines = ["| caller | route | what | ns | × T1 |", "|---|---|---|---:|---:|"]
-    for caller, where, rows in (
-        ("python", "Python", PY_TORCH_ROUTES),
-        ("python_thread", "C++", CPP_TORCH_ROUTES),
-    ):
-        base = _find(cells, mix="torch", route="T1", caller=caller)
+def _ratio_table(cells: list[Cell], mix: str, sections: tuple, ratio_name: str) -> list[str]:
+    """ns per call of each route, with its ratio to a base route called by the same caller;
+    sections: (caller label, where, {route: what}, base route)."""
+    lines = [f"| caller | route | what | ns | × {ratio_name} |", "|---|---|---|---:|---:|"]
+    for caller, where, rows, base_route in sections:
+        base = _find(cells, mix=mix, route=base_route, caller=caller)
         for route, text in rows.items():
-            cell = _find(cells, mix="torch", route=route, caller=caller)
+            cell = _find(cells, mix=mix, route=route, caller=caller)
             lines.append(
                 f"| {where} | {route} | {text} | {_ns(cell.ns_per_call())} | "
                 f"{paired_ratio(cell, base):.2f} |"
             )
     return lines
+
+
+def _torch_table(cells: list[Cell]) -> list[str]:
+    """The torch routes, each against the kwcall function called by the same caller (T1)."""
+    sections = (
+        ("python", "Python", PY_TORCH_ROUTES, "T1"),
+        ("python_thread", "C++", CPP_TORCH_ROUTES, "T1"),
+    )
+    return _ratio_table(cells, "torch", sections, "T1")
 
 
 def torch_targets(cells: list[Cell]) -> list[tuple[str, str, bool]]:
@@ -127,6 +138,57 @@ def torch_targets(cells: list[Cell]) -> list[tuple[str, str, bool]]:
             "kwcall function",
             f"T4 − T1 = {above:+,.0f} ns",
             above <= ns,
+        ),
+    ]
+
+
+def _dispatch_table(cells: list[Cell]) -> list[str]:
+    """The dispatch-table routes, each against the entry called the same way (X0 from C++, P0
+    from Python)."""
+    sections = (
+        ("python_thread", "C++", CPP_DISPATCH_ROUTES, "X0"),
+        ("python", "Python", PY_DISPATCH_ROUTES, "P0"),
+    )
+    return _ratio_table(cells, "dispatch", sections, "entry")
+
+
+def dispatch_targets(cells: list[Cell]) -> list[tuple[str, str, bool]]:
+    """issue 36's targets for dispatch tables, when their routes ran."""
+    if not any(c.group == "dispatch" for c in cells):
+        return []
+
+    def cell(route: str) -> Cell:
+        caller = "python" if route.startswith("P") else "python_thread"
+        return _find(cells, mix="dispatch", route=route, caller=caller)
+
+    t = TARGETS
+    four = paired_difference(cell("X4"), cell("X0"))
+    eight = paired_difference(cell("X8"), cell("X0"))
+    to_entry = paired_ratio(cell("P1"), cell("P0"))
+    to_python = paired_ratio(cell("P1"), cell("P2"))
+    return [
+        (
+            f"C++ → a dispatch table, 4-term key over 3 tensors ≤ {t['table_4_terms_ns']} ns above "
+            "the entry",
+            f"X4 − X0 = {four:+.1f} ns",
+            four <= t["table_4_terms_ns"],
+        ),
+        (
+            f"C++ → a dispatch table, 8-term key ≤ {t['table_8_terms_ns']} ns above the entry",
+            f"X8 − X0 = {eight:+.1f} ns",
+            eight <= t["table_8_terms_ns"],
+        ),
+        (
+            f"Python → a dispatch table, torch tensors ≤ {t['table_py_to_entry']}× the entry's "
+            "kwcall.Function",
+            f"P1 ÷ P0 = {to_entry:.3f}",
+            to_entry <= t["table_py_to_entry"],
+        ),
+        (
+            f"Python → a dispatch table ≤ {t['table_py_to_python_dispatch']}× a 12-term Python "
+            "key + dict lookup",
+            f"P1 ÷ P2 = {to_python:.3f}",
+            to_python <= t["table_py_to_python_dispatch"],
         ),
     ]
 
@@ -205,6 +267,7 @@ def design_targets(cells: list[Cell], device: str) -> list[tuple[str, str, bool]
                 )
             )
     out += torch_targets(cells)
+    out += dispatch_targets(cells)
     if device == "cuda":
         launch = ratio("D", "A", "python_thread", "tensors3")
         out.append(
@@ -275,6 +338,17 @@ def markdown(cells: list[Cell], meta: dict[str, Any]) -> str:
         ]
     else:
         lines.append(f"Not run: {meta.get('torch_routes', 'torch is not installed')}.")
+    lines += ["", "## Dispatch tables, four CPU tensors and a bool: ns per call", ""]
+    if any(c.group == "dispatch" for c in cells):
+        lines += [
+            "`attn(q, k, v, out, causal)`, an entry that does nothing, tables of 16 keys; from C++ "
+            "with DLTensor views on the thread Python called, from Python with torch tensors "
+            "(timeit loop included).",
+            "",
+            *_dispatch_table(cells),
+        ]
+    else:
+        lines.append(f"Not run: {meta.get('dispatch_routes', 'torch is not installed')}.")
     lines += ["", "## Performance targets (docs/DESIGN.md)", "", "| target | measured | met |"]
     lines += ["|---|---|---|"]
     for target, measured, met in design_targets(cells, meta["device"]):

@@ -17,13 +17,16 @@ methods keep working.
 * ``export_to_c(compiled, path, function_name=...)`` (and the compiled object's own
   ``export_to_c`` method) writes CuTeDSL's object file with the signature inside it, plus a
   ``.kwcall.json`` sidecar, for disk caches and C++ programs without Python.
+* ``table_compiler(fn, compile_args)`` is the ``compile`` of a ``kwcall.DispatchTable`` whose
+  entries are ``fn`` compiled once per key.
 
 The modules, one concept each: ``_cutedsl_versions`` (the supported releases, checked by every
 entry point), ``_cutedsl`` (every CuTeDSL private name, with a probe each), ``_derive`` (the
 signature of a compile), ``_construct`` (the type and the one construction route),
 ``_compile`` and ``_install`` (the two ways in), ``_write_export`` (an export's files, and the
 compiled type's ``export_to_c`` method), ``_export_to_c`` (the entry point of the export),
-``_runtime_modules`` (modules loaded back from exported files).
+``_runtime_modules`` (modules loaded back from exported files), ``_table_compiler`` (the compile
+function of a dispatch table of one ``@cute.jit`` function).
 """
 
 from __future__ import annotations
@@ -33,16 +36,19 @@ from ._construct import from_stock, is_compiled_function
 from ._cutedsl_versions import SUPPORTED_VERSIONS, cutedsl_version, is_supported
 from ._export_to_c import export_to_c
 from ._install import install, is_installed, uninstall
+from ._table_compiler import dlpack_tensor, table_compiler
 
 __all__ = [
     "SUPPORTED_VERSIONS",
     "compile",
     "cutedsl_version",
+    "dlpack_tensor",
     "export_to_c",
     "from_stock",
     "install",
     "is_compiled_function",
     "is_installed",
     "is_supported",
+    "table_compiler",
     "uninstall",
 ]
