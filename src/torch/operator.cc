@@ -153,6 +153,7 @@ void RegisterKernels(const Shim& shim, OperatorState& s, const std::vector<std::
     BoxedKernel kernel = key == "Meta" ? MetaKernel(s) : DeviceKernel(s);
     CheckRegistration(shim, shim.library_impl(library, name.c_str(), kernel, kExtensionVersion),
                       "register the " + key + " kernel of " + s.qualified_name());
+    s.device_types.push_back(key);
   }
 }
 
@@ -203,6 +204,16 @@ void Operator::AddKernels(ffi::Function function, std::vector<std::string> devic
     TVM_FFI_THROW(ValueError) << "kwcall.torch: AddKernels on an operator handle that holds none";
   }
   CheckDeviceTypes(device_types);
+  for (const std::string& key : device_types) {
+    bool taken = std::count(state_->device_types.begin(), state_->device_types.end(), key) > 0;
+    for (const auto& added : state_->additions) {
+      taken = taken || std::count(added->device_types.begin(), added->device_types.end(), key);
+    }
+    if (taken) {
+      TVM_FFI_THROW(ValueError) << "kwcall.torch: " << state_->qualified_name()
+                                << " has a kernel for '" << key << "' already";
+    }
+  }
   std::unique_ptr<OperatorState> added =
       MakeOperatorState(std::move(function), state_->qualified_name(),
                 state_->schema().substr(state_->schema().find('(')), state_->rules());

@@ -43,6 +43,7 @@ class OperatorState {
 
   int slot = -1;
   std::vector<LibraryHandle> libraries;
+  std::vector<std::string> device_types;                  // the keys of its kernels
   std::vector<std::unique_ptr<OperatorState>> additions;  // Operator::AddKernels
 
  private:
