@@ -22,6 +22,7 @@ struct EagerCall {
   PyObject* requires_grad;  // the descriptor of Tensor.requires_grad
   int tuple_result;         // the direct call returns a sequence the operator returns as a tuple
   int retired;              // _retire() sent every later call to the operator
+  PyObject* old_fallback;   // the operator before _retire(), kept for calls on their way
   PyObject* dict;
   PyObject* weakrefs;
 };
@@ -90,6 +91,7 @@ int Traverse(PyObject* obj, visitproc visit, void* arg) {
   Py_VISIT(self->mode_checks);
   Py_VISIT(self->grad_enabled);
   Py_VISIT(self->requires_grad);
+  Py_VISIT(self->old_fallback);
   Py_VISIT(self->dict);
   return 0;
 }
@@ -102,6 +104,7 @@ int Clear(PyObject* obj) {
   Py_CLEAR(self->mode_checks);
   Py_CLEAR(self->grad_enabled);
   Py_CLEAR(self->requires_grad);
+  Py_CLEAR(self->old_fallback);
   Py_CLEAR(self->dict);
   return 0;
 }
@@ -115,15 +118,22 @@ void Dealloc(PyObject* obj) {
   Py_DECREF(type);
 }
 
-// _retire(): every later call goes through the operator (it was unregistered or replaced).
-// The direct function stays referenced, so that a call already on its way finishes.
-PyObject* Retire(PyObject* obj, PyObject*) {
-  reinterpret_cast<EagerCall*>(obj)->retired = 1;
+// _retire(fallback): every later call goes to `fallback`, which finds the operator by its name
+// (it was unregistered or replaced: the OpOverload held so far may point at a definition torch
+// has dropped). The direct function and the old operator stay referenced, so that a call
+// already on its way finishes; each pointer written is a word, read whole.
+PyObject* Retire(PyObject* obj, PyObject* fallback) {
+  auto* self = reinterpret_cast<EagerCall*>(obj);
+  if (self->retired) Py_RETURN_NONE;
+  Py_INCREF(fallback);
+  self->old_fallback = self->fallback;
+  self->fallback = fallback;
+  self->retired = 1;
   Py_RETURN_NONE;
 }
 
 PyMethodDef kMethods[] = {
-    {"_retire", Retire, METH_NOARGS, "Send every later call through the operator."},
+    {"_retire", Retire, METH_O, "Send every later call to the given fallback."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyMemberDef kMembers[] = {
@@ -180,6 +190,7 @@ PyObject* NewEagerCall(PyObject* const* args, Py_ssize_t nargs) {
   }
   self->tuple_result = tuple_result;
   self->retired = 0;
+  self->old_fallback = nullptr;
   self->dict = nullptr;
   self->weakrefs = nullptr;
   PyObject_GC_Track(self);

@@ -224,6 +224,7 @@ def test_after_unregister_the_object_goes_through_torch():
 def test_the_object_says_what_it_is():
     name, call = register_functional_axpy()
     assert call.qualified_name == name and call.op is call.fallback
+    assert call.op.name() == name  # the operator's OpOverload, torch.ops.ns.name.default
     assert call.schema == "(Tensor x, Tensor y, *, float alpha=1.0) -> Tensor"
     assert call.function.signature.name == "axpy"
     assert isinstance(call.direct, kwcall.Function)

@@ -77,10 +77,16 @@ def _forget_in_torch_ops(ns: str, name: str) -> None:
     vars(namespace).pop(name, None)
 
 
-def _retire(entry: _Registered) -> None:
-    """The eager calls made for ``entry`` go through torch's dispatcher from now on."""
+def _retire(qualified_name: str, entry: _Registered) -> None:
+    """The eager calls made for ``entry`` go through torch's dispatcher from now on, to the
+    operator of that name torch has at the time of each call (none, or a replacement)."""
+    ns, name, overload = _split(qualified_name)
+
+    def through_torch(*args: Any, **kwargs: Any) -> Any:
+        return getattr(_packet(ns, name), overload)(*args, **kwargs)
+
     for call in list(entry.calls):
-        call._retire()
+        call._retire(through_torch)
 
 
 def register(
@@ -127,8 +133,7 @@ def register(
             entry = _Registered([f], handle, schema, rules, set(keys))
             _operators[qualified_name] = entry
         _forget_in_torch_ops(ns, name)  # the packet learns of a new overload
-        packet = _packet(ns, name)
-        op = packet if overload == "default" else getattr(packet, overload)
+        op = getattr(_packet(ns, name), overload)
         call = _eager.make_eager_call(f, qualified_name, schema, rules, keys, op)
         entry.calls.add(call)
     return call
@@ -167,7 +172,7 @@ def _unregister_locked(qualified_name: str) -> None:
     entry = _operators.pop(qualified_name, None)
     if entry is None:
         raise KeyError(f"kwcall.torch: no operator {qualified_name} was registered here")
-    _retire(entry)
+    _retire(qualified_name, entry)
     del entry
     _forget_in_torch_ops(ns, name)
 
