@@ -12,8 +12,7 @@ namespace {
 PyTypeObject* eager_call_type = nullptr;
 
 struct EagerCall {
-  PyObject_HEAD
-  vectorcallfunc vectorcall;
+  PyObject_HEAD vectorcallfunc vectorcall;
   PyObject* direct;         // the eager function, a kwcall.Function
   PyObject* fallback;       // the operator, torch.ops.ns.name
   PyObject* tensor_type;    // torch.Tensor
@@ -182,8 +181,8 @@ PyObject* NewEagerCall(PyObject* const* args, Py_ssize_t nargs) {
   if (self == nullptr) return nullptr;
   Py_INCREF(eager_call_type);  // heap type instances own a reference to it
   self->vectorcall = CallEager;
-  PyObject** fields[] = {&self->direct,       &self->fallback,     &self->tensor_type,
-                         &self->mode_checks,  &self->grad_enabled, &self->requires_grad};
+  PyObject** fields[] = {&self->direct,      &self->fallback,     &self->tensor_type,
+                         &self->mode_checks, &self->grad_enabled, &self->requires_grad};
   for (int i = 0; i < 6; ++i) {
     Py_INCREF(args[i]);
     *fields[i] = args[i];

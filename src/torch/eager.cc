@@ -102,11 +102,11 @@ TVM_FFI_STATIC_INIT_BLOCK() {
   // its parameters are the schema's arguments, in order.
   refl::GlobalDef().def(
       "kwcall.torch.EagerFunction",
-      [](ffi::Function function, ffi::String qualified_name, ffi::String schema,
-         OutputMaps outputs, ffi::Optional<ffi::Array<ffi::String>> device_types) {
+      [](ffi::Function function, ffi::String qualified_name, ffi::String schema, OutputMaps outputs,
+         ffi::Optional<ffi::Array<ffi::String>> device_types) {
         std::shared_ptr<const OperatorState> op =
-            MakeOperatorState(std::move(function), std::string(qualified_name),
-                              std::string(schema), OutputsFromMaps(outputs));
+            MakeOperatorState(std::move(function), std::string(qualified_name), std::string(schema),
+                              OutputsFromMaps(outputs));
         Served served;
         std::vector<std::string> keys = DefaultDeviceTypes();
         if (device_types.has_value()) {

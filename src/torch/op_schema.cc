@@ -240,9 +240,9 @@ void SplitQualifiedName(const std::string& qualified_name, std::string* ns, std:
   }
   // An overload name follows a dot: "mylib::axpy.out".
   size_t dot = colons == std::string::npos ? std::string::npos : name->find('.');
-  bool overload_ok = dot == std::string::npos ||
-                     (IsIdentifier(std::string_view(*name).substr(0, dot)) &&
-                      IsIdentifier(std::string_view(*name).substr(dot + 1)));
+  bool overload_ok =
+      dot == std::string::npos || (IsIdentifier(std::string_view(*name).substr(0, dot)) &&
+                                   IsIdentifier(std::string_view(*name).substr(dot + 1)));
   bool base_ok = dot != std::string::npos || IsIdentifier(*name);
   if (colons == std::string::npos || !IsIdentifier(*ns) || !base_ok || !overload_ok) {
     TVM_FFI_THROW(ValueError) << "kwcall.torch: the operator name '" << qualified_name

@@ -191,9 +191,9 @@ Operator RegisterOp(ffi::Function function, const std::string& qualified_name,
   CheckRegistration(shim, shim.library_init_fragment(ns.c_str(), __FILE__, __LINE__, &library),
                     "open a library fragment for the namespace " + ns);
   s.libraries.push_back(library);
-  CheckRegistration(shim, shim.library_def(library, full_schema.c_str()),
-                    "define " + qualified_name + schema +
-                        " (an operator of that name may exist already)");
+  CheckRegistration(
+      shim, shim.library_def(library, full_schema.c_str()),
+      "define " + qualified_name + schema + " (an operator of that name may exist already)");
   device_types.push_back("Meta");
   RegisterKernels(shim, s, device_types);
   return op;
@@ -216,7 +216,7 @@ void Operator::AddKernels(ffi::Function function, std::vector<std::string> devic
   }
   std::unique_ptr<OperatorState> added =
       MakeOperatorState(std::move(function), state_->qualified_name(),
-                state_->schema().substr(state_->schema().find('(')), state_->rules());
+                        state_->schema().substr(state_->schema().find('(')), state_->rules());
   AcquireSlot(added.get());
   RegisterKernels(RequireShim(), *added, device_types);  // on failure, `added` unregisters
   state_->additions.push_back(std::move(added));
@@ -225,21 +225,30 @@ void Operator::AddKernels(ffi::Function function, std::vector<std::string> devic
 TVM_FFI_STATIC_INIT_BLOCK() {
   namespace refl = ffi::reflection;
   refl::GlobalDef()
-      .def("kwcall.torch.RegisterOp",
-           [](ffi::Function function, ffi::String qualified_name, ffi::String schema,
-              ffi::Optional<ffi::Array<ffi::String>> device_types,
-              OutputMaps outputs) -> ffi::ObjectRef {
-             std::vector<std::string> keys;
-             if (device_types.has_value()) {
-               for (const ffi::String& key : *device_types) keys.emplace_back(key);
-             } else {
-               keys = DefaultDeviceTypes();
-             }
-             Operator op = RegisterOp(std::move(function), std::string(qualified_name),
-                                      std::string(schema), std::move(keys),
-                                      OutputsFromMaps(outputs));
-             return ffi::ObjectRef(ffi::make_object<OperatorObj>(std::move(op)));
-           })
+      // kwcall.torch.RegisterOp(function, "ns::name", schema, device_types or None[, outputs
+      // or None]): outputs, the rules' maps (OutputsFromMaps), may be left out.
+      .def_packed(
+          "kwcall.torch.RegisterOp",
+          [](ffi::PackedArgs args, ffi::Any* result) {
+            if (args.size() != 4 && args.size() != 5) {
+              TVM_FFI_THROW(TypeError)
+                  << "kwcall.torch.RegisterOp(function, qualified_name, schema, "
+                  << "device_types, outputs=None) takes 4 or 5 arguments, got " << args.size();
+            }
+            auto device_types = args[3].cast<ffi::Optional<ffi::Array<ffi::String>>>();
+            std::vector<std::string> keys;
+            if (device_types.has_value()) {
+              for (const ffi::String& key : *device_types) keys.emplace_back(key);
+            } else {
+              keys = DefaultDeviceTypes();
+            }
+            OutputMaps outputs = args.size() == 5 ? args[4].cast<OutputMaps>() : OutputMaps();
+            Operator op =
+                RegisterOp(args[0].cast<ffi::Function>(), std::string(args[1].cast<ffi::String>()),
+                           std::string(args[2].cast<ffi::String>()), std::move(keys),
+                           OutputsFromMaps(outputs));
+            *result = ffi::ObjectRef(ffi::make_object<OperatorObj>(std::move(op)));
+          })
       .def("kwcall.torch.AddKernels",
            [](ffi::ObjectRef handle, ffi::Function function, ffi::Array<ffi::String> keys) {
              auto* obj = const_cast<OperatorObj*>(handle.as<OperatorObj>());

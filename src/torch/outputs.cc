@@ -6,8 +6,8 @@
 #include <tvm/ffi/error.h>
 
 #include <algorithm>
-#include <optional>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -51,9 +51,9 @@ OutputPlan PlanOutput(const std::string& qualified_name, const std::vector<ArgKi
   std::set<int64_t> seen;
   for (int64_t dim : rule.dims) {
     if (dim >= kMaxOutputDims || dim < -kMaxOutputDims || !seen.insert(dim).second) {
-      TVM_FFI_THROW(ValueError) << "kwcall.torch: " << qualified_name << "'s output '"
-                                << rule.name << "' names the dimension " << dim << " of '"
-                                << rule.like << "' twice or out of every tensor's range";
+      TVM_FFI_THROW(ValueError) << "kwcall.torch: " << qualified_name << "'s output '" << rule.name
+                                << "' names the dimension " << dim << " of '" << rule.like
+                                << "' twice or out of every tensor's range";
     }
   }
   if (rule.dims.size() > static_cast<size_t>(kMaxOutputDims)) {
@@ -78,7 +78,8 @@ CallPlan PlanCall(const ffi::Function& function, const std::string& qualified_na
     for (size_t i = 0; i < kinds.size(); ++i) plan.sources.push_back(static_cast<int32_t>(i));
     return plan;
   }
-  for (const Output& rule : outputs) plan.outputs.push_back(PlanOutput(qualified_name, kinds, rule));
+  for (const Output& rule : outputs)
+    plan.outputs.push_back(PlanOutput(qualified_name, kinds, rule));
   std::optional<Signature> signature = GetSignature(function);
   if (!signature.has_value()) {
     TVM_FFI_THROW(ValueError) << "kwcall.torch: " << qualified_name << " has outputs, which "
@@ -197,8 +198,8 @@ TensorHandle NewMetaOutput(const OperatorState& op, const Shim& shim, const Outp
 
 }  // namespace
 
-void ShapeOutput(const OperatorState& op, const OutputPlan& out, int64_t ndim,
-                 const int64_t* sizes, OutputShape* shape) {
+void ShapeOutput(const OperatorState& op, const OutputPlan& out, int64_t ndim, const int64_t* sizes,
+                 OutputShape* shape) {
   int64_t picked[kMaxOutputDims];
   shape->ndim = PickDims(op, out, ndim, picked);
   int64_t stride = 1;
@@ -247,8 +248,8 @@ std::vector<Output> OutputsFromMaps(const OutputMaps& maps) {
       } else if (key == "dtype") {
         output.dtype = std::string(value.cast<ffi::String>());
       } else {
-        TVM_FFI_THROW(ValueError) << "kwcall.torch.RegisterOp: an output rule has the key '"
-                                  << key << "'; its keys are name, like, dims and dtype";
+        TVM_FFI_THROW(ValueError) << "kwcall.torch.RegisterOp: an output rule has the key '" << key
+                                  << "'; its keys are name, like, dims and dtype";
       }
     }
     outputs.push_back(std::move(output));

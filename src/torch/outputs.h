@@ -57,8 +57,8 @@ struct OutputShape {
 // `out`'s shape when its `like` argument has `ndim` dimensions of `sizes`. Throws
 // std::runtime_error, naming the operator, the output and the argument, when `like` has too
 // few dimensions for the rule.
-void ShapeOutput(const OperatorState& op, const OutputPlan& out, int64_t ndim,
-                 const int64_t* sizes, OutputShape* shape);
+void ShapeOutput(const OperatorState& op, const OutputPlan& out, int64_t ndim, const int64_t* sizes,
+                 OutputShape* shape);
 
 // A new tensor for `out`, shaped after `like` (a tensor handle of the stack), on like's device
 // or, for the Meta kernel, on the meta device. The Meta kernel gets its shape from torch's own

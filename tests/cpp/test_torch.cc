@@ -287,9 +287,9 @@ ffi::Function ScaleWithSignature() {
 constexpr const char* kFunctionalSchema = "(Tensor x, *, float alpha=1.0) -> Tensor";
 
 TEST_F(TorchTest, AnOutputRuleMakesTheKernelReturnANewTensor) {
-  torch::Operator op = torch::RegisterOp(ScaleWithSignature(), "kwcall_cpp_test::scaled",
-                                         kFunctionalSchema, torch::DefaultDeviceTypes(),
-                                         {torch::Output{"out", "x"}});
+  torch::Operator op =
+      torch::RegisterOp(ScaleWithSignature(), "kwcall_cpp_test::scaled", kFunctionalSchema,
+                        torch::DefaultDeviceTypes(), {torch::Output{"out", "x"}});
   EXPECT_EQ(op.schema(), std::string("scaled") + kFunctionalSchema);
   TensorHandle x = Tensor({1, 2, 3});
   StableIValue stack[2] = {Pass(x), Pass(2.0)};
@@ -301,9 +301,9 @@ TEST_F(TorchTest, AnOutputRuleMakesTheKernelReturnANewTensor) {
 }
 
 TEST_F(TorchTest, ARankTheRuleCannotUseIsAnErrorAtCallTime) {
-  torch::Operator op = torch::RegisterOp(ScaleWithSignature(), "kwcall_cpp_test::rank",
-                                         kFunctionalSchema, torch::DefaultDeviceTypes(),
-                                         {torch::Output{"out", "x", {0, 1}}});
+  torch::Operator op =
+      torch::RegisterOp(ScaleWithSignature(), "kwcall_cpp_test::rank", kFunctionalSchema,
+                        torch::DefaultDeviceTypes(), {torch::Output{"out", "x", {0, 1}}});
   TensorHandle x = Tensor({1, 2, 3});  // one dimension: the rule takes two
   StableIValue stack[2] = {Pass(x), Pass(2.0)};
   EXPECT_NE(shim_.call_dispatcher("kwcall_cpp_test::rank", "", stack), 0);
@@ -328,15 +328,15 @@ TEST_F(TorchTest, OutputRefusals) {
               torch::RegisterOp(ScaleWithSignature(), "kwcall_cpp_test::dtype", kFunctionalSchema,
                                 torch::DefaultDeviceTypes(),
                                 {torch::Output{"out", "x", {}, "float128"}});
-            }).rfind("ValueError: kwcall.torch: kwcall_cpp_test::dtype's output 'out' has the "
-                     "dtype 'float128', not one of float32, float16",
-                     0),
+            })
+                .rfind("ValueError: kwcall.torch: kwcall_cpp_test::dtype's output 'out' has the "
+                       "dtype 'float128', not one of float32, float16",
+                       0),
             0u);
 }
 
 TEST_F(TorchTest, OverloadNamesAndKernelsForFurtherDevices) {
-  torch::Operator op =
-      torch::RegisterOp(Scale(), "kwcall_cpp_test::scale2.out", kSchema, {"CPU"});
+  torch::Operator op = torch::RegisterOp(Scale(), "kwcall_cpp_test::scale2.out", kSchema, {"CPU"});
   TensorHandle x = Tensor({1, 2}), out = Tensor({0, 0});
   StableIValue stack[3] = {Pass(x), Pass(out), Pass(3.0)};
   ASSERT_EQ(shim_.call_dispatcher("kwcall_cpp_test::scale2", "out", stack), 0);
