@@ -51,9 +51,7 @@ def routes() -> dict:
     signature = kwcall.Signature(["x", "y", "out"], (), ["alpha"], {"alpha": 1.0}, name="axpy")
     f = kwcall.wrap(targets["axpy"], signature)
     tensors = {"x": "Tensor", "y": "Tensor", "out": "Tensor"}
-    eager = kwcall.torch.register(
-        f, "kwcall_bench::axpy_out", mutates_args=["out"], types=tensors
-    )
+    eager = kwcall.torch.register(f, "kwcall_bench::axpy_out", mutates_args=["out"], types=tensors)
     functional = kwcall.torch.register(
         f, "kwcall_bench::axpy", types=tensors, outputs={"out": kwcall.torch.like("x")}
     )

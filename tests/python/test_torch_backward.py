@@ -14,7 +14,6 @@ pytestmark = pytest.mark.usefixtures("registered_ops")
 import torch._inductor.lowering  # noqa: E402, F401  (see test_torch_compile.py)
 
 
-
 def mul_function():
     return kwcall.wrap(targets()["mul64"], kwcall.Signature(["a", "b", "out"], name="mul"))
 

@@ -49,7 +49,9 @@ def test_overloads_of_one_name():
 
 def test_a_further_device_s_kernel():
     name = op_name("axpy_out")
-    kwtorch.register(axpy_function(), name, types=TENSORS, mutates_args=["out"], device_types=["CPU"])
+    kwtorch.register(
+        axpy_function(), name, types=TENSORS, mutates_args=["out"], device_types=["CPU"]
+    )
     assert not torch._C._dispatch_has_kernel_for_dispatch_key(name, "CUDA")
     cuda = kwtorch.register(
         axpy_function(), name, types=TENSORS, mutates_args=["out"], device_types=["CUDA"]
@@ -61,7 +63,9 @@ def test_a_further_device_s_kernel():
     cuda(x, y, out)  # CPU tensors: the CUDA function's eager call sends them to torch's CPU kernel
     assert out.tolist() == [2.0, 2.0] and calls() == before + 1
     with pytest.raises(RuntimeError, match="with kernels for CPU, CUDA: pass device_types="):
-        kwtorch.register(axpy_function(), name, types=TENSORS, mutates_args=["out"], device_types=["CPU"])
+        kwtorch.register(
+            axpy_function(), name, types=TENSORS, mutates_args=["out"], device_types=["CPU"]
+        )
     with pytest.raises(RuntimeError, match="needs the same schema and outputs"):
         kwtorch.register(axpy_function(), name, types=TENSORS, device_types=["XPU"],
                          outputs={"out": kwtorch.like("x")})  # fmt: skip
@@ -86,4 +90,6 @@ def test_replace():
     # The old object serves no more calls itself: they go to the operator, now the new one.
     assert old(a, b).tolist() == [2.0] * 3
     with pytest.raises(RuntimeError, match="registered already"):
-        kwtorch.register(f, name, types={"a": "Tensor", "b": "Tensor"}, outputs={"out": kwtorch.like("a")})
+        kwtorch.register(
+            f, name, types={"a": "Tensor", "b": "Tensor"}, outputs={"out": kwtorch.like("a")}
+        )

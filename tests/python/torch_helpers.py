@@ -92,9 +92,7 @@ QSTATS_OUTPUTS = {
 def register_qstats() -> tuple[str, Any]:
     """A fresh ``qstats(Tensor q) -> (Tensor, Tensor)``: (its name, the eager call object)."""
     name = op_name("qstats")
-    call = kwtorch.register(
-        qstats_function(), name, types={"q": "Tensor"}, outputs=QSTATS_OUTPUTS
-    )
+    call = kwtorch.register(qstats_function(), name, types={"q": "Tensor"}, outputs=QSTATS_OUTPUTS)
     return name, call
 
 

@@ -154,8 +154,7 @@ def _add_locked(
         why = (
             "pass device_types= naming the device types it has no kernel for yet"
             if device_types is None or taken
-            else "a further device's kernel needs the same schema and outputs "
-            f"({entry.schema})"
+            else f"a further device's kernel needs the same schema and outputs ({entry.schema})"
         )
         raise RuntimeError(
             f"kwcall.torch: {qualified_name} is registered already (by kwcall.torch.register) "
