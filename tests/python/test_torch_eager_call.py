@@ -230,3 +230,17 @@ def test_the_object_says_what_it_is():
     assert call.schema == "(Tensor x, Tensor y, *, float alpha=1.0) -> Tensor"
     assert call.function.signature.name == "axpy"
     assert isinstance(call.direct, kwcall.Function)
+
+
+def test_the_mutating_operator_s_eager_call_under_torch_compile():
+    name = op_name("axpy_out")
+    call = kwtorch.register(axpy_function(), name, mutates_args=["out"], types=TENSORS)
+
+    def model(x, y, out):
+        call(x, y, out, alpha=2.0)
+        return out * 3.0
+
+    x, y = inputs()
+    out, expected_out = torch.zeros(6), torch.zeros(6)
+    result = torch.compile(model, fullgraph=True)(x, y, out)
+    assert torch.equal(result, model(x, y, expected_out)) and torch.equal(out, expected_out)
