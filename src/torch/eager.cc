@@ -104,7 +104,7 @@ TVM_FFI_STATIC_INIT_BLOCK() {
       "kwcall.torch.EagerFunction",
       [](ffi::Function function, ffi::String qualified_name, ffi::String schema, OutputMaps outputs,
          ffi::Optional<ffi::Array<ffi::String>> device_types) {
-        std::shared_ptr<const OperatorState> op =
+        std::unique_ptr<OperatorState> op =
             MakeOperatorState(std::move(function), std::string(qualified_name), std::string(schema),
                               OutputsFromMaps(outputs));
         Served served;
@@ -117,9 +117,10 @@ TVM_FFI_STATIC_INIT_BLOCK() {
           served.cpu = served.cpu || key == "CPU";
           served.cuda = served.cuda || key == "CUDA";
         }
-        return ffi::Function::FromPacked([op, served](ffi::PackedArgs args, ffi::Any* result) {
-          CallEager(*op, served, args, result);
-        });
+        return ffi::Function::FromPacked(
+            [op = std::move(op), served](ffi::PackedArgs args, ffi::Any* result) {
+              CallEager(*op, served, args, result);
+            });
       });
 }
 
