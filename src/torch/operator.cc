@@ -87,10 +87,14 @@ class OperatorObj : public ffi::Object {
 
 OperatorState::~OperatorState() {
   additions.clear();
-  const Shim& shim = RequireShim();
-  // The implementations first, the definition (the first library) last.
-  for (auto it = libraries.rbegin(); it != libraries.rend(); ++it) {
-    shim.delete_library_object(*it);
+  // A state that registered nothing (a failed registration before torch was found, the eager
+  // call's own copy) needs no shim: none may be loaded.
+  if (!libraries.empty()) {
+    const Shim& shim = RequireShim();
+    // The implementations first, the definition (the first library) last.
+    for (auto it = libraries.rbegin(); it != libraries.rend(); ++it) {
+      shim.delete_library_object(*it);
+    }
   }
   ReleaseSlot(this);
 }
