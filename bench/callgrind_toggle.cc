@@ -16,7 +16,12 @@ void Start() {
 
 // Stops counting and writes what was counted since Start() to a dump named `name`.
 void Stop(tvm::ffi::String name) {
-  CALLGRIND_DUMP_STATS_AT(std::string(name).c_str());
+  // Kept past the request: callgrind reads the name when it writes the dump, after the call
+  // (a temporary's heap copy is gone by then; a name of 15 bytes or fewer sat in the
+  // temporary itself and read back by chance).
+  static std::string last;
+  last = std::string(name);
+  CALLGRIND_DUMP_STATS_AT(last.c_str());
   CALLGRIND_STOP_INSTRUMENTATION;
 }
 

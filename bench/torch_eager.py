@@ -1,9 +1,14 @@
-"""Eager calls from Python of one mutating operator three ways, side by side in one process:
+"""Eager calls from Python of one mutating operator, and of the functional operator made of the
+same function, side by side in one process:
 
 - ``kwcall function``: the kwcall function itself, ``f(x, y, out, alpha=2.0)``;
 - ``kwcall operator``: ``kwcall.torch.register(f, ...)``, called as ``torch.ops.ns.axpy_out``;
+- ``eager call``: the object ``register`` returns, called the same way;
 - ``custom_op``: ``torch.library.custom_op`` of the same, a Python body calling ``f`` (what
-  quack's ``cute_op`` does), called the same way.
+  quack's ``cute_op`` does), called the same way;
+- ``functional ...``: ``register(f, ..., outputs={"out": like("x")})``, which returns ``out``:
+  through ``torch.ops``, through its eager call, against the mutating operator and the kwcall
+  function each given ``torch.empty_like(x)`` in Python.
 
 The function is the C++ ``axpy`` of tests/python/native/torch_targets.cc (out = alpha * x + y,
 16 float32 elements: the call, not the arithmetic, is measured).
@@ -46,7 +51,11 @@ def routes() -> dict:
     signature = kwcall.Signature(["x", "y", "out"], (), ["alpha"], {"alpha": 1.0}, name="axpy")
     f = kwcall.wrap(targets["axpy"], signature)
     tensors = {"x": "Tensor", "y": "Tensor", "out": "Tensor"}
-    kwcall.torch.register(f, "kwcall_bench::axpy_out", mutates_args=["out"], types=tensors)
+    eager = kwcall.torch.register(f, "kwcall_bench::axpy_out", mutates_args=["out"], types=tensors)
+    functional = kwcall.torch.register(
+        f, "kwcall_bench::axpy", types=tensors, outputs={"out": kwcall.torch.like("x")}
+    )
+    functional_op = torch.ops.kwcall_bench.axpy
 
     @torch.library.custom_op("kwcall_bench::axpy_out_custom_op", mutates_args=("out",))
     def axpy_custom_op(
@@ -60,16 +69,21 @@ def routes() -> dict:
     return {
         "kwcall function": lambda: f(x, y, out, alpha=2.0),
         "kwcall operator": lambda: ours(x, y, out, alpha=2.0),
+        "eager call": lambda: eager(x, y, out, alpha=2.0),
         "custom_op": lambda: theirs(x, y, out, alpha=2.0),
+        "kwcall function + empty_like": lambda: f(x, y, torch.empty_like(x), alpha=2.0),
+        "kwcall operator + empty_like": lambda: ours(x, y, torch.empty_like(x), alpha=2.0),
+        "functional operator": lambda: functional_op(x, y, alpha=2.0),
+        "functional eager call": lambda: functional(x, y, alpha=2.0),
     }
 
 
 def table(rows: dict, unit: str, fmt: str) -> None:
-    reference = rows["custom_op"]
-    print(f"| route | {unit} per call | ÷ custom_op |")
-    print("|---|---:|---:|")
+    custom_op, function = rows["custom_op"], rows["kwcall function"]
+    print(f"| route | {unit} per call | ÷ custom_op | ÷ kwcall function |")
+    print("|---|---:|---:|---:|")
     for name, value in rows.items():
-        print(f"| {name} | {value:{fmt}} | {value / reference:.3f} |")
+        print(f"| {name} | {value:{fmt}} | {value / custom_op:.3f} | {value / function:.2f} |")
 
 
 def time_routes(number: int, repeats: int) -> None:
@@ -113,9 +127,23 @@ def callgrind(number: int, keep: str | None) -> None:
             totals = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
             if trigger and totals:
                 rows[trigger.group(1).strip()] = int(totals.group(1)) / number
-    order = ["kwcall function", "kwcall operator", "custom_op"]
+    order = [name for name in routes_order() if name in rows]
     print(f"torch {torch.__version__}, Python {sys.version.split()[0]}: callgrind, {number} calls")
     table({name: rows[name] for name in order}, "instructions", ",.0f")
+
+
+def routes_order() -> list[str]:
+    """The routes' names, in the order ``routes`` makes them (without building anything)."""
+    return [
+        "kwcall function",
+        "kwcall operator",
+        "eager call",
+        "custom_op",
+        "kwcall function + empty_like",
+        "kwcall operator + empty_like",
+        "functional operator",
+        "functional eager call",
+    ]
 
 
 def main() -> None:

@@ -112,8 +112,12 @@ def main() -> int:
     ours = compile_add()
     schema = kwcall.torch.schema_of(ours, mutates_args=["c"])
     print(f"schema from the compile: {schema}")
-    kwcall.torch.register(ours, "kwcall_example::add", mutates_args=["c"])
+    eager = kwcall.torch.register(ours, "kwcall_example::add", mutates_args=["c"])
     op = torch.ops.kwcall_example.add
+    # The functional operator of the same kernel: c allocated like a, and returned.
+    new_c = kwcall.torch.register(
+        ours, "kwcall_example::add_new", outputs={"c": kwcall.torch.like("a")}
+    )
 
     @torch.library.custom_op("kwcall_example::add_custom_op", mutates_args=("c",))
     def add_custom_op(
@@ -132,7 +136,7 @@ def main() -> int:
         )
     )
     stream_of = kwcall.wrap(targets["stream_of"], kwcall.Signature(["t", "out"]))
-    kwcall.torch.register(
+    eager_stream_of = kwcall.torch.register(
         stream_of,
         "kwcall_example::stream_of",
         mutates_args=["out"],
@@ -163,6 +167,11 @@ def main() -> int:
     c.zero_()
     theirs(a, b, c, alpha=0.5)
     check("custom_op eager, alpha=0.5", c, 0.5)
+    c.zero_()
+    eager(a, b, c, alpha=0.5)
+    check("the eager call object, alpha=0.5", c, 0.5)
+    check("the functional operator through torch.ops, alpha=0.5", new_c.op(a, b, alpha=0.5), 0.5)
+    check("the functional operator's eager call, alpha=0.5", new_c(a, b, alpha=0.5), 0.5)
 
     side = torch.cuda.Stream()
     seen = torch.zeros(1, dtype=torch.int64)
@@ -178,6 +187,17 @@ def main() -> int:
     )
     if not stream_ok:
         failures.append("non-default stream")
+    seen_eager = torch.zeros(1, dtype=torch.int64)
+    with torch.cuda.stream(side):
+        eager_stream_of(a, seen_eager)  # the direct route: the same stream handling
+    side.synchronize()
+    eager_stream_ok = int(seen_eager.item()) == side.cuda_stream
+    print(
+        f"  {'ok  ' if eager_stream_ok else 'FAIL'} the eager call object's env stream on a "
+        f"non-default stream is torch's current stream ({int(seen_eager.item()):#x})"
+    )
+    if not eager_stream_ok:
+        failures.append("eager call's stream")
     check("torch.ops on a non-default stream, alpha=-1.0", c2, -1.0)
 
     c.zero_()
@@ -206,6 +226,10 @@ def main() -> int:
         "kwcall.Function, alpha=1.0": lambda: ours(a, b, c, alpha=1.0),
         "torch.ops (kwcall operator), alpha=1.0": lambda: op(a, b, c, alpha=1.0),
         "torch.library.custom_op, alpha=1.0": lambda: theirs(a, b, c, alpha=1.0),
+        "the eager call object, alpha=1.0": lambda: eager(a, b, c, alpha=1.0),
+        "functional operator, torch.ops": lambda: new_c.op(a, b, alpha=1.0),
+        "torch.ops + torch.empty_like in Python": lambda: op(a, b, torch.empty_like(a)),
+        "functional operator's eager call": lambda: new_c(a, b, alpha=1.0),
     }
     medians = median_us(routes, args.launches, args.repeats, torch)
     print_table(medians, "kwcall.Function, alpha=1.0", "µs/launch")

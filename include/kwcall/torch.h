@@ -19,8 +19,9 @@
  * optional values as they are), sets the current CUDA stream of the tensors' device as
  * tvm-ffi's environment stream and guards that device for a CUDA call, and calls the function
  * with every parameter in declaration order. A Meta kernel (no work) lets FakeTensorMode and
- * torch.compile trace the operator. The operator returns nothing (`-> ()`): it writes into
- * tensors its schema marks as mutated (`Tensor(a!)`).
+ * torch.compile trace the operator. The operator writes into tensors its schema marks as
+ * mutated (`Tensor(a!)`), and returns the tensors its Output rules describe: the kernel
+ * allocates each (the Meta kernel on the meta device) and passes it to the function.
  */
 #ifndef KWCALL_TORCH_H_
 #define KWCALL_TORCH_H_
@@ -38,6 +39,25 @@ namespace ffi = ::tvm::ffi;
 namespace torch {
 
 class OperatorState;
+
+/*!
+ * \brief A tensor the operator returns: its kernel allocates it (contiguous) and passes it to
+ *        the function's parameter `name`, which the schema leaves out of its arguments.
+ *
+ *   // lse = a new float32 tensor of q's dimensions 0, 2, 1 (q: (b, s, h, d) -> (b, h, s))
+ *   kwcall::torch::Output{"lse", "q", {0, 2, 1}, "float32"}
+ */
+struct Output {
+  /*! \brief The function's parameter that gets the new tensor. */
+  std::string name;
+  /*! \brief The schema argument (a Tensor) whose shape, dtype and device it takes. */
+  std::string like;
+  /*! \brief `like`'s dimensions it has, in this order (negative ones count from the end);
+   *         empty: all of them. A call whose `like` has too few is refused (RuntimeError). */
+  std::vector<int64_t> dims = {};
+  /*! \brief Its dtype ("float32", "bfloat16", "int64", ...) when not `like`'s. */
+  std::string dtype = "";
+};
 
 /*!
  * \brief A registered operator. Move-only; destroying it (or Reset) unregisters the operator:
@@ -61,10 +81,17 @@ class KWCALL_API Operator {
   const std::string& schema() const;
   /*! \brief Unregisters now (a handle that holds nothing is left). */
   void Reset();
+  /*!
+   * \brief Adds a kernel for each of `device_types` (dispatch keys the operator has no kernel
+   *        for yet) that calls `function` instead: a further device's implementation of the
+   *        same operator. It lives as long as this handle. Throws ffi::Error (RuntimeError)
+   *        when torch refuses, or `function`'s signature does not match (ValueError).
+   */
+  void AddKernels(ffi::Function function, std::vector<std::string> device_types);
 
  private:
   friend Operator RegisterOp(ffi::Function, const std::string&, const std::string&,
-                             std::vector<std::string>);
+                             std::vector<std::string>, std::vector<Output>);
   explicit Operator(std::unique_ptr<OperatorState> state);
   std::unique_ptr<OperatorState> state_;
 };
@@ -73,14 +100,20 @@ class KWCALL_API Operator {
 inline std::vector<std::string> DefaultDeviceTypes() { return {"CPU", "CUDA"}; }
 
 /*!
- * \brief Registers `function` as the operator `qualified_name` ("ns::name") with `schema`
- *        ("(Tensor x, Tensor(a!) out, *, float alpha=1.0) -> ()": the arguments and `-> ()`,
- *        without the name), with a kernel for each of `device_types` (torch's dispatch key
- *        names "CPU" and "CUDA", the devices whose tensors the kernel passes) and a Meta
- *        kernel. The kernel refuses a tensor that has elements and no data (a fake tensor).
+ * \brief Registers `function` as the operator `qualified_name` ("ns::name", or
+ *        "ns::name.overload") with `schema` ("(Tensor x, Tensor(a!) out, *, float alpha=1.0)
+ *        -> ()": the arguments and the results, without the name), with a kernel for each of
+ *        `device_types` (torch's dispatch key names "CPU" and "CUDA", the devices whose
+ *        tensors the kernel passes) and a Meta kernel. The kernel refuses a tensor that has
+ *        elements and no data (a fake tensor).
  *
  * Argument types: Tensor, int, float, bool, str, each optionally `?`; a Tensor may carry an
- * alias annotation (`Tensor(a!)`). The function is called with every argument in schema order.
+ * alias annotation (`Tensor(a!)`). Without `outputs` the schema returns nothing (`-> ()`) and
+ * the function is called with every argument in schema order. With `outputs` the schema
+ * returns one `Tensor` per output (`-> Tensor`, `-> (Tensor, Tensor)`, in their order), and
+ * `function` must be a kwcall function (kwcall::GetSignature) whose parameters are the
+ * schema's arguments with the outputs' names among them: it is called with every parameter in
+ * its own order, each output a new tensor.
  *
  * \throws ffi::Error of kind RuntimeError when torch is not loaded in the process or lacks a
  *         shim function kwcall needs (naming them and the torch release that has them), or
@@ -91,7 +124,8 @@ inline std::vector<std::string> DefaultDeviceTypes() { return {"CPU", "CUDA"}; }
  */
 KWCALL_API Operator RegisterOp(ffi::Function function, const std::string& qualified_name,
                                const std::string& schema,
-                               std::vector<std::string> device_types = DefaultDeviceTypes());
+                               std::vector<std::string> device_types = DefaultDeviceTypes(),
+                               std::vector<Output> outputs = {});
 
 /*!
  * \brief Registers `mod`'s function `name` bound to the signature exported beside it

@@ -5,6 +5,7 @@
 #include <kwcall/function.h>
 
 #include "dispatch/blocking_wait.h"
+#include "eager_call.h"
 #include "ffi_objects.h"
 #include "function_type.h"
 #include "py_keys.h"
@@ -63,6 +64,12 @@ void WaitDetached(void (*wait)(void*), void* context) {
   PyEval_RestoreThread(state);
 }
 
+// _kwcall.eager_call(direct, fallback, tensor_type, mode_checks, grad_enabled, requires_grad,
+// tuple_result)
+PyObject* PyEagerCall(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  return NewEagerCall(args, nargs);
+}
+
 template <typename F>
 PyCFunction Fast(F f) {
   return reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(f));
@@ -74,6 +81,9 @@ PyMethodDef kMethods[] = {
     {"make", Fast(PyMake), METH_FASTCALL,
      "Create an instance of a kwcall.Function type, whole: its target, signature and "
      "preprocess step."},
+    {"eager_call", Fast(PyEagerCall), METH_FASTCALL,
+     "A torch operator's eager call: its direct function in plain eager mode, else the "
+     "operator (kwcall.torch.register)."},
     {"error_function", PyErrorFunction, METH_O,
      "A tvm_ffi.Function that raises RuntimeError(message), from Python and C++ callers."},
     {nullptr, nullptr, 0, nullptr}};
@@ -83,7 +93,7 @@ PyMethodDef kMethods[] = {
 int ExecModule(PyObject* module) {
   if (FunctionType() == nullptr) {
     if (!InitFfiObjects() || !InitScalarCall() || !ProbeStrErrorKept() ||
-        CreateFunctionType() == nullptr) {
+        CreateFunctionType() == nullptr || CreateEagerCallType() == nullptr) {
       return -1;
     }
     // Binding errors read as the running interpreter's: 3.13 added "Did you mean".

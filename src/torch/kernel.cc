@@ -1,12 +1,15 @@
 // The boxed kernels: the dispatcher's stack of StableIValues in, the function called with
-// every argument in schema order, nothing out. No Python, no GIL, and no allocation but for a
-// str that holds a NUL byte.
+// every argument in its order, the outputs (outputs.h) out. No Python, no GIL, and no heap
+// allocation of kwcall's own but for a str that holds a NUL byte.
 //
 // The kernel owns the stack's inputs (the shim's convention): tensors are new handles, strings
 // string handles and optional values boxes, each freed when the call is over, whatever its
 // outcome. Errors leave as std::runtime_error, what torch's own checks throw through the
 // dispatcher (Python sees RuntimeError).
 #include "torch/kernel.h"
+
+#include "torch/kernel_support.h"
+#include "torch/outputs.h"
 
 #include <dlpack/dlpack.h>
 #include <tvm/ffi/any.h>
@@ -30,34 +33,6 @@ namespace {
 
 std::array<std::atomic<const OperatorState*>, kMaxOperators> slots{};
 std::mutex slots_mutex;
-
-// torch's codes of the device types and of kDtypes' dtypes, asked of torch once; a dtype the
-// loaded torch has no function for gets a code no tensor has (torch's codes are >= 0).
-struct Codes {
-  int32_t cpu, cuda;
-  std::array<int32_t, kNumDtypes> dtypes;
-};
-constexpr int32_t kNoDtype = -1;
-
-const Codes& TorchCodes() {
-  static const Codes codes = [] {
-    const Shim& s = RequireShim();
-    Codes c{s.device_type_cpu(), s.device_type_cuda(), {}};
-    for (size_t i = 0; i < kNumDtypes; ++i) {
-      c.dtypes[i] = s.dtype_code[i] != nullptr ? s.dtype_code[i]() : kNoDtype;
-    }
-    return c;
-  }();
-  return codes;
-}
-
-[[noreturn]] void Fail(const OperatorState& op, const std::string& what) {
-  throw std::runtime_error(op.qualified_name() + ": " + what);
-}
-
-void Check(const OperatorState& op, TorchError error, const char* what) {
-  if (error != kTorchSuccess) Fail(op, std::string(what) + " failed");
-}
 
 // Frees the stack's inputs when the call is over.
 class InputsOwner {
@@ -100,8 +75,8 @@ bool IsEmpty(const DLTensor& view) {
 }
 
 // A tensor's non-owning DLPack view.
-void ViewTensor(const OperatorState& op, const ArgKind& kind, const Shim& shim, TensorHandle tensor,
-                DLTensor* view) {
+void ViewTensor(const OperatorState& op, const std::string& name, const Shim& shim,
+                TensorHandle tensor, DLTensor* view) {
   int32_t device_type = 0, device_index = 0, dtype = 0;
   int64_t ndim = 0;
   Check(op, shim.get_data_ptr(tensor, &view->data), "aoti_torch_get_data_ptr");
@@ -117,7 +92,7 @@ void ViewTensor(const OperatorState& op, const ArgKind& kind, const Shim& shim, 
     Check(op, shim.get_device_index(tensor, &device_index), "aoti_torch_get_device_index");
     view->device = {kDLCUDA, device_index};
   } else {
-    Fail(op, "argument '" + kind.name +
+    Fail(op, "argument '" + name +
                  "' is on a device kwcall's kernel cannot pass to a "
                  "tvm-ffi function (torch device type " +
                  std::to_string(device_type) + "); CPU and CUDA tensors are passed");
@@ -125,7 +100,7 @@ void ViewTensor(const OperatorState& op, const ArgKind& kind, const Shim& shim, 
   view->ndim = static_cast<int32_t>(ndim);
   view->byte_offset = 0;  // the data pointer already includes the storage offset
   if (view->data == nullptr && !IsEmpty(*view)) {
-    Fail(op, "argument '" + kind.name +
+    Fail(op, "argument '" + name +
                  "' has no data (a fake or meta tensor): a kwcall operator's device kernel "
                  "runs on tensors with storage; FakeTensorMode and torch.compile trace it "
                  "through its Meta kernel");
@@ -136,7 +111,7 @@ void ViewTensor(const OperatorState& op, const ArgKind& kind, const Shim& shim, 
       return;
     }
   }
-  Fail(op, "argument '" + kind.name +
+  Fail(op, "argument '" + name +
                "' has a dtype kwcall's kernel does not pass (torch "
                "dtype code " +
                std::to_string(dtype) + ")");
@@ -148,7 +123,7 @@ ffi::AnyView Unbox(const OperatorState& op, const ArgKind& kind, const Shim& shi
                    StableIValue value, DLTensor* view, std::vector<ffi::String>* strings) {
   switch (kind.type) {
     case ArgType::kTensor:
-      ViewTensor(op, kind, shim, reinterpret_cast<TensorHandle>(value), view);
+      ViewTensor(op, kind.name, shim, reinterpret_cast<TensorHandle>(value), view);
       return ffi::AnyView(view);
     case ArgType::kInt:
       return ffi::AnyView(static_cast<int64_t>(value));
@@ -175,51 +150,6 @@ ffi::AnyView Unbox(const OperatorState& op, const ArgKind& kind, const Shim& shi
   return ffi::AnyView();
 }
 
-// While alive: `device` is the current CUDA device and its current torch stream is tvm-ffi's
-// environment stream; both are put back afterwards.
-class CudaContext {
- public:
-  CudaContext(const OperatorState& op, const Shim& shim, int32_t device)
-      : shim_(shim), device_(device) {
-    int32_t current = -1;
-    Check(op, shim.get_current_device_index(&current), "aoti_torch_get_current_device_index");
-    if (current != device) {
-      Check(op, shim.create_device_guard(device, &guard_), "aoti_torch_create_device_guard");
-    }
-    void* stream = nullptr;
-    TorchError error = RequireCudaStreamFunction()(device, &stream);
-    if (error != kTorchSuccess) {
-      Release();
-      Fail(op, "aoti_torch_get_current_cuda_stream failed");
-    }
-    TVMFFIEnvSetStream(kDLCUDA, device, stream, &previous_);
-  }
-  ~CudaContext() {
-    TVMFFIEnvSetStream(kDLCUDA, device_, previous_, nullptr);
-    Release();
-  }
-  CudaContext(const CudaContext&) = delete;
-  CudaContext& operator=(const CudaContext&) = delete;
-
- private:
-  void Release() {
-    if (guard_ != nullptr) shim_.delete_device_guard(guard_);
-    guard_ = nullptr;
-  }
-  const Shim& shim_;
-  int32_t device_;
-  DeviceGuardHandle guard_ = nullptr;
-  TVMFFIStreamHandle previous_ = nullptr;
-};
-
-// The function's arguments, left uninitialized: each call writes the ones it passes (an
-// std::array of AnyView would clear all kMaxOperatorArgs of them on every call).
-union ArgumentSlots {
-  ArgumentSlots() {}
-  ~ArgumentSlots() {}
-  ffi::AnyView items[kMaxOperatorArgs];
-};
-
 void CallFunction(const OperatorState& op, const ffi::AnyView* args, int32_t num_args) {
   ffi::Any result;
   try {
@@ -229,22 +159,46 @@ void CallFunction(const OperatorState& op, const ffi::AnyView* args, int32_t num
   }
 }
 
-void RunKernel(const OperatorState& op, StableIValue* stack, uint64_t num_args, bool meta) {
-  const std::vector<ArgKind>& kinds = op.kinds();
-  if (num_args != kinds.size()) {  // before taking the stack: its values' kinds are unknown
-    Fail(op, "the dispatcher passed " + std::to_string(num_args) +
-                 " arguments to a kernel registered for " + std::to_string(kinds.size()));
+// The new tensors a call returns, owned until they are handed to the stack.
+class NewOutputs {
+ public:
+  explicit NewOutputs(const Shim& shim) : shim_(shim) {}
+  ~NewOutputs() {
+    for (size_t i = 0; i < count; ++i) shim_.delete_tensor_object(handles[i]);
   }
-  const Shim& shim = RequireShim();
-  InputsOwner owner(op, shim, stack);
-  if (meta) return;  // no work: the outputs are the mutated inputs, as given
+  NewOutputs(const NewOutputs&) = delete;
+  NewOutputs& operator=(const NewOutputs&) = delete;
+  void HandTo(StableIValue* stack) {
+    for (size_t i = 0; i < count; ++i) stack[i] = reinterpret_cast<StableIValue>(handles[i]);
+    count = 0;
+  }
+
+  std::array<TensorHandle, kMaxOperatorArgs> handles;
+  size_t count = 0;
+
+ private:
+  const Shim& shim_;
+};
+
+// Calls op's function with the stack's inputs and the new outputs, in the function's order.
+void CallWithStack(const OperatorState& op, const Shim& shim, StableIValue* stack,
+                   const NewOutputs& outputs) {
+  const std::vector<ArgKind>& kinds = op.kinds();
+  const std::vector<int32_t>& sources = op.plan().sources;
   ArgumentSlots args;
   std::array<DLTensor, kMaxOperatorArgs> views;
   std::vector<ffi::String> strings;  // empty, unallocated, unless a str holds a NUL byte
   int32_t cuda_device = -1;
-  for (size_t i = 0; i < kinds.size(); ++i) {
-    StableIValue value = stack[i];
-    if (kinds[i].optional) {
+  for (size_t i = 0; i < sources.size(); ++i) {
+    if (sources[i] < 0) {
+      const OutputPlan& out = op.plan().outputs[~sources[i]];
+      ViewTensor(op, out.name, shim, outputs.handles[~sources[i]], &views[i]);
+      args.items[i] = ffi::AnyView(&views[i]);
+      continue;
+    }
+    const ArgKind& kind = kinds[sources[i]];
+    StableIValue value = stack[sources[i]];
+    if (kind.optional) {
       auto* box = reinterpret_cast<StableIValue*>(value);
       if (box == nullptr) {
         args.items[i] = ffi::AnyView(nullptr);
@@ -252,23 +206,47 @@ void RunKernel(const OperatorState& op, StableIValue* stack, uint64_t num_args, 
       }
       value = *box;
     }
-    args.items[i] = Unbox(op, kinds[i], shim, value, &views[i], &strings);
-    if (kinds[i].type == ArgType::kTensor && cuda_device < 0 &&
+    args.items[i] = Unbox(op, kind, shim, value, &views[i], &strings);
+    if (kind.type == ArgType::kTensor && cuda_device < 0 &&
         views[i].device.device_type == kDLCUDA) {
       cuda_device = views[i].device.device_id;
     }
   }
-  int32_t count = static_cast<int32_t>(kinds.size());
+  int32_t count = static_cast<int32_t>(sources.size());
   if (cuda_device < 0) return CallFunction(op, args.items, count);
   CudaContext context(op, shim, cuda_device);
   CallFunction(op, args.items, count);
+}
+
+void RunKernel(const OperatorState& op, StableIValue* stack, uint64_t num_args,
+               uint64_t num_outputs, bool meta) {
+  const std::vector<ArgKind>& kinds = op.kinds();
+  const std::vector<OutputPlan>& planned = op.plan().outputs;
+  if (num_args != kinds.size() || num_outputs != planned.size()) {
+    // before taking the stack: its values' kinds are unknown
+    Fail(op, "the dispatcher passed " + std::to_string(num_args) + " arguments for " +
+                 std::to_string(num_outputs) + " results to a kernel registered for " +
+                 std::to_string(kinds.size()) + " and " + std::to_string(planned.size()));
+  }
+  const Shim& shim = RequireShim();
+  NewOutputs outputs(shim);
+  {
+    InputsOwner owner(op, shim, stack);
+    for (const OutputPlan& out : planned) {
+      auto like = reinterpret_cast<TensorHandle>(stack[out.like]);
+      outputs.handles[outputs.count++] = NewOutput(op, shim, out, like, meta);
+    }
+    // The Meta kernel does no work: the outputs are the mutated inputs and the new tensors.
+    if (!meta) CallWithStack(op, shim, stack, outputs);
+  }
+  outputs.HandTo(stack);  // after the inputs are freed: the results take their places
 }
 
 template <int Slot, bool Meta>
 void Trampoline(StableIValue* stack, uint64_t num_args, uint64_t num_outputs) {
   const OperatorState* op = slots[Slot].load(std::memory_order_acquire);
   if (op == nullptr) throw std::runtime_error("kwcall.torch: the operator was unregistered");
-  RunKernel(*op, stack, num_args, Meta);
+  RunKernel(*op, stack, num_args, num_outputs, Meta);
 }
 
 template <bool Meta, int... Slot>

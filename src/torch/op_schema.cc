@@ -187,7 +187,14 @@ ArgKind KindOf(std::string_view argument) {
 
 }  // namespace
 
-std::vector<ArgKind> ParseArgKinds(const std::string& schema) {
+std::string ResultsText(size_t count) {
+  if (count == 1) return "Tensor";
+  std::string text = "(";
+  for (size_t i = 0; i < count; ++i) text += i == 0 ? "Tensor" : ", Tensor";
+  return text + ")";
+}
+
+std::vector<ArgKind> ParseArgKinds(const std::string& schema, size_t num_results) {
   if (std::string unmodelled = UnmodelledText(schema); !unmodelled.empty()) {
     TVM_FFI_THROW(ValueError) << "kwcall.torch: cannot read the schema '" << schema << "': it has "
                               << unmodelled << ", where torch could read other arguments than "
@@ -204,10 +211,12 @@ std::vector<ArgKind> ParseArgKinds(const std::string& schema) {
                               << "'(Tensor x, Tensor(a!) out) -> ()' (no operator name)";
   }
   std::string_view result = Trim(text.substr(close + 1));
-  if (result.substr(0, 2) != "->" || Trim(result.substr(2)) != "()") {
-    TVM_FFI_THROW(ValueError) << "kwcall.torch: the schema '" << schema
-                              << "' must return nothing ('-> ()'): kwcall's operators write "
-                              << "their results into tensors marked as mutated ('Tensor(a!)')";
+  const std::string expected = ResultsText(num_results);
+  if (result.substr(0, 2) != "->" || Trim(result.substr(2)) != expected) {
+    TVM_FFI_THROW(ValueError) << "kwcall.torch: the schema '" << schema << "' must return '"
+                              << expected << "': kwcall's operators write into tensors marked "
+                              << "as mutated ('Tensor(a!)') and return one new Tensor per "
+                              << "output rule (" << num_results << " here)";
   }
   std::vector<ArgKind> kinds;
   bool keyword_only = false;
@@ -229,10 +238,16 @@ void SplitQualifiedName(const std::string& qualified_name, std::string* ns, std:
     *ns = qualified_name.substr(0, colons);
     *name = qualified_name.substr(colons + 2);
   }
-  if (colons == std::string::npos || !IsIdentifier(*ns) || !IsIdentifier(*name)) {
+  // An overload name follows a dot: "mylib::axpy.out".
+  size_t dot = colons == std::string::npos ? std::string::npos : name->find('.');
+  bool overload_ok =
+      dot == std::string::npos || (IsIdentifier(std::string_view(*name).substr(0, dot)) &&
+                                   IsIdentifier(std::string_view(*name).substr(dot + 1)));
+  bool base_ok = dot != std::string::npos || IsIdentifier(*name);
+  if (colons == std::string::npos || !IsIdentifier(*ns) || !base_ok || !overload_ok) {
     TVM_FFI_THROW(ValueError) << "kwcall.torch: the operator name '" << qualified_name
-                              << "' must be 'namespace::name', two identifiers (as in "
-                              << "'mylib::axpy')";
+                              << "' must be 'namespace::name' or 'namespace::name.overload', "
+                              << "identifiers (as in 'mylib::axpy' or 'mylib::axpy.out')";
   }
 }
 

@@ -19,10 +19,15 @@ struct ArgKind {
 
 // The argument kinds of `schema` ("(Tensor x, Tensor(a!) out, *, float alpha=1.0) -> ()").
 // Throws ffi::Error (ValueError) naming the argument whose type kwcall's kernel cannot pass,
-// or what is wrong with the schema's form (kwcall's operators return nothing: `-> ()`).
-std::vector<ArgKind> ParseArgKinds(const std::string& schema);
+// or what is wrong with the schema's form (its results must be `num_results` tensors:
+// `-> ()`, `-> Tensor`, `-> (Tensor, Tensor)`, ...).
+std::vector<ArgKind> ParseArgKinds(const std::string& schema, size_t num_results = 0);
 
-// Splits "ns::name" into its two identifiers; throws ffi::Error (ValueError) otherwise.
+// The results of an operator that returns `count` new tensors: "()", "Tensor", "(Tensor, ...)".
+std::string ResultsText(size_t count);
+
+// Splits "ns::name" (or "ns::name.overload") into the namespace and the rest; throws
+// ffi::Error (ValueError) otherwise.
 void SplitQualifiedName(const std::string& qualified_name, std::string* ns, std::string* name);
 
 }  // namespace torch

@@ -19,6 +19,7 @@
 #include "torch/kernel.h"
 #include "torch/op_schema.h"
 #include "torch/operator_state.h"
+#include "torch/outputs.h"
 #include "torch/shim.h"
 
 namespace kwcall {
@@ -85,10 +86,15 @@ class OperatorObj : public ffi::Object {
 }  // namespace
 
 OperatorState::~OperatorState() {
-  const Shim& shim = RequireShim();
-  // The implementations first, the definition (the first library) last.
-  for (auto it = libraries.rbegin(); it != libraries.rend(); ++it) {
-    shim.delete_library_object(*it);
+  additions.clear();
+  // A state that registered nothing (a failed registration before torch was found, the eager
+  // call's own copy) needs no shim: none may be loaded.
+  if (!libraries.empty()) {
+    const Shim& shim = RequireShim();
+    // The implementations first, the definition (the first library) last.
+    for (auto it = libraries.rbegin(); it != libraries.rend(); ++it) {
+      shim.delete_library_object(*it);
+    }
   }
   ReleaseSlot(this);
 }
@@ -115,19 +121,57 @@ void Operator::Reset() {
   registered_names.erase(name);
 }
 
-Operator RegisterOp(ffi::Function function, const std::string& qualified_name,
-                    const std::string& schema, std::vector<std::string> device_types) {
+std::unique_ptr<OperatorState> MakeOperatorState(ffi::Function function,
+                                                 const std::string& qualified_name,
+                                                 const std::string& schema,
+                                                 std::vector<Output> outputs) {
   std::string ns, name;
   SplitQualifiedName(qualified_name, &ns, &name);
-  std::vector<ArgKind> kinds = ParseArgKinds(schema);
-  if (kinds.size() > kMaxOperatorArgs) {
-    TVM_FFI_THROW(ValueError) << "kwcall.torch: " << qualified_name << " has " << kinds.size()
-                              << " arguments; an operator may have at most " << kMaxOperatorArgs;
-  }
+  std::vector<ArgKind> kinds = ParseArgKinds(schema, outputs.size());
   if (function == nullptr) {
     TVM_FFI_THROW(ValueError) << "kwcall.torch: no function to register as " << qualified_name;
   }
+  CallPlan plan = PlanCall(function, qualified_name, kinds, outputs);
+  if (plan.sources.size() > kMaxOperatorArgs) {
+    TVM_FFI_THROW(ValueError) << "kwcall.torch: " << qualified_name << " has "
+                              << plan.sources.size() << " arguments and outputs; an operator "
+                              << "may have at most " << kMaxOperatorArgs;
+  }
+  return std::make_unique<OperatorState>(std::move(function), qualified_name, name + schema,
+                                         std::move(kinds), std::move(outputs), std::move(plan));
+}
+
+namespace {
+
+// Registers s's kernel for each dispatch key in `keys` ("Meta" gets the Meta kernel), keeping
+// each library object in s so that its destruction unregisters them.
+void RegisterKernels(const Shim& shim, OperatorState& s, const std::vector<std::string>& keys) {
+  std::string ns, name;
+  SplitQualifiedName(s.qualified_name(), &ns, &name);
+  for (const std::string& key : keys) {
+    LibraryHandle library = nullptr;
+    CheckRegistration(shim,
+                      shim.library_init_impl(ns.c_str(), key.c_str(), __FILE__, __LINE__, &library),
+                      "open a library for " + ns + " with the dispatch key '" + key + "'");
+    s.libraries.push_back(library);
+    BoxedKernel kernel = key == "Meta" ? MetaKernel(s) : DeviceKernel(s);
+    CheckRegistration(shim, shim.library_impl(library, name.c_str(), kernel, kExtensionVersion),
+                      "register the " + key + " kernel of " + s.qualified_name());
+    s.device_types.push_back(key);
+  }
+}
+
+}  // namespace
+
+Operator RegisterOp(ffi::Function function, const std::string& qualified_name,
+                    const std::string& schema, std::vector<std::string> device_types,
+                    std::vector<Output> outputs) {
+  std::unique_ptr<OperatorState> state =
+      MakeOperatorState(std::move(function), qualified_name, schema, std::move(outputs));
   CheckDeviceTypes(device_types);
+  std::string ns, name;
+  SplitQualifiedName(qualified_name, &ns, &name);
+  const std::string& full_schema = state->schema();
   const Shim& shim = RequireShim();
   if (NamespaceHasLibrary(shim, ns)) {
     TVM_FFI_THROW(RuntimeError) << "kwcall.torch: the namespace '" << ns << "' of "
@@ -143,9 +187,6 @@ Operator RegisterOp(ffi::Function function, const std::string& qualified_name,
                                   << " is registered already (by kwcall); unregister it first";
     }
   }
-  std::string full_schema = name + schema;
-  auto state = std::make_unique<OperatorState>(std::move(function), qualified_name, full_schema,
-                                               std::move(kinds));
   // From here on the handle owns everything made: a failure unregisters what was done.
   Operator op(std::move(state));
   OperatorState& s = *op.state_;
@@ -154,38 +195,73 @@ Operator RegisterOp(ffi::Function function, const std::string& qualified_name,
   CheckRegistration(shim, shim.library_init_fragment(ns.c_str(), __FILE__, __LINE__, &library),
                     "open a library fragment for the namespace " + ns);
   s.libraries.push_back(library);
-  CheckRegistration(shim, shim.library_def(library, full_schema.c_str()),
-                    "define " + qualified_name + full_schema.substr(name.size()) +
-                        " (an operator of that name may exist already)");
+  CheckRegistration(
+      shim, shim.library_def(library, full_schema.c_str()),
+      "define " + qualified_name + schema + " (an operator of that name may exist already)");
   device_types.push_back("Meta");
-  for (const std::string& key : device_types) {
-    library = nullptr;
-    CheckRegistration(shim,
-                      shim.library_init_impl(ns.c_str(), key.c_str(), __FILE__, __LINE__, &library),
-                      "open a library for " + ns + " with the dispatch key '" + key + "'");
-    s.libraries.push_back(library);
-    BoxedKernel kernel = key == "Meta" ? MetaKernel(s) : DeviceKernel(s);
-    CheckRegistration(shim, shim.library_impl(library, name.c_str(), kernel, kExtensionVersion),
-                      "register the " + key + " kernel of " + qualified_name);
-  }
+  RegisterKernels(shim, s, device_types);
   return op;
+}
+
+void Operator::AddKernels(ffi::Function function, std::vector<std::string> device_types) {
+  if (state_ == nullptr) {
+    TVM_FFI_THROW(ValueError) << "kwcall.torch: AddKernels on an operator handle that holds none";
+  }
+  CheckDeviceTypes(device_types);
+  for (const std::string& key : device_types) {
+    bool taken = std::count(state_->device_types.begin(), state_->device_types.end(), key) > 0;
+    for (const auto& added : state_->additions) {
+      taken = taken || std::count(added->device_types.begin(), added->device_types.end(), key);
+    }
+    if (taken) {
+      TVM_FFI_THROW(ValueError) << "kwcall.torch: " << state_->qualified_name()
+                                << " has a kernel for '" << key << "' already";
+    }
+  }
+  std::unique_ptr<OperatorState> added =
+      MakeOperatorState(std::move(function), state_->qualified_name(),
+                        state_->schema().substr(state_->schema().find('(')), state_->rules());
+  AcquireSlot(added.get());
+  RegisterKernels(RequireShim(), *added, device_types);  // on failure, `added` unregisters
+  state_->additions.push_back(std::move(added));
 }
 
 TVM_FFI_STATIC_INIT_BLOCK() {
   namespace refl = ffi::reflection;
   refl::GlobalDef()
-      .def("kwcall.torch.RegisterOp",
-           [](ffi::Function function, ffi::String qualified_name, ffi::String schema,
-              ffi::Optional<ffi::Array<ffi::String>> device_types) -> ffi::ObjectRef {
-             std::vector<std::string> keys;
-             if (device_types.has_value()) {
-               for (const ffi::String& key : *device_types) keys.emplace_back(key);
-             } else {
-               keys = DefaultDeviceTypes();
+      // kwcall.torch.RegisterOp(function, "ns::name", schema, device_types or None[, outputs
+      // or None]): outputs, the rules' maps (OutputsFromMaps), may be left out.
+      .def_packed(
+          "kwcall.torch.RegisterOp",
+          [](ffi::PackedArgs args, ffi::Any* result) {
+            if (args.size() != 4 && args.size() != 5) {
+              TVM_FFI_THROW(TypeError)
+                  << "kwcall.torch.RegisterOp(function, qualified_name, schema, "
+                  << "device_types, outputs=None) takes 4 or 5 arguments, got " << args.size();
+            }
+            auto device_types = args[3].cast<ffi::Optional<ffi::Array<ffi::String>>>();
+            std::vector<std::string> keys;
+            if (device_types.has_value()) {
+              for (const ffi::String& key : *device_types) keys.emplace_back(key);
+            } else {
+              keys = DefaultDeviceTypes();
+            }
+            OutputMaps outputs = args.size() == 5 ? args[4].cast<OutputMaps>() : OutputMaps();
+            Operator op =
+                RegisterOp(args[0].cast<ffi::Function>(), std::string(args[1].cast<ffi::String>()),
+                           std::string(args[2].cast<ffi::String>()), std::move(keys),
+                           OutputsFromMaps(outputs));
+            *result = ffi::ObjectRef(ffi::make_object<OperatorObj>(std::move(op)));
+          })
+      .def("kwcall.torch.AddKernels",
+           [](ffi::ObjectRef handle, ffi::Function function, ffi::Array<ffi::String> keys) {
+             auto* obj = const_cast<OperatorObj*>(handle.as<OperatorObj>());
+             if (obj == nullptr || !obj->op) {
+               TVM_FFI_THROW(TypeError) << "kwcall.torch.AddKernels: not an operator";
              }
-             Operator op = RegisterOp(std::move(function), std::string(qualified_name),
-                                      std::string(schema), std::move(keys));
-             return ffi::ObjectRef(ffi::make_object<OperatorObj>(std::move(op)));
+             std::vector<std::string> device_types;
+             for (const ffi::String& key : keys) device_types.emplace_back(key);
+             obj->op.AddKernels(std::move(function), std::move(device_types));
            })
       // The oldest torch release whose shim has every function the kernel needs.
       .def("kwcall.torch.MinimumTorch", []() { return ffi::String(kMinimumTorch); })

@@ -82,6 +82,10 @@ Shim ResolveShim() {
   KWCALL_REQUIRE(get_dtype, "aoti_torch_get_dtype");
   KWCALL_REQUIRE(get_device_type, "aoti_torch_get_device_type");
   KWCALL_REQUIRE(get_device_index, "aoti_torch_get_device_index");
+  KWCALL_REQUIRE(empty_strided, "aoti_torch_empty_strided");
+  KWCALL_REQUIRE(new_tensor_handle, "aoti_torch_new_tensor_handle");
+  KWCALL_REQUIRE(call_dispatcher, "torch_call_dispatcher");
+  KWCALL_REQUIRE(memory_format_contiguous, "aoti_torch_memory_format_contiguous_format");
   KWCALL_REQUIRE(string_length, "torch_string_length");
   KWCALL_REQUIRE(string_c_str, "torch_string_c_str");
   KWCALL_REQUIRE(delete_string, "torch_delete_string");
@@ -90,6 +94,7 @@ Shim ResolveShim() {
   KWCALL_REQUIRE(get_current_device_index, "aoti_torch_get_current_device_index");
   KWCALL_REQUIRE(device_type_cpu, "aoti_torch_device_type_cpu");
   KWCALL_REQUIRE(device_type_cuda, "aoti_torch_device_type_cuda");
+  KWCALL_REQUIRE(device_type_meta, "aoti_torch_device_type_meta");
 #undef KWCALL_REQUIRE
   for (size_t i = 0; i < kNumDtypes; ++i) {
     Resolve(&shim.dtype_code[i], kDtypes[i].code_function, libraries, nullptr);

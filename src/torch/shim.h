@@ -85,6 +85,14 @@ struct Shim {
   TorchError (*get_dtype)(TensorHandle tensor, int32_t* ret);
   TorchError (*get_device_type)(TensorHandle tensor, int32_t* ret);
   TorchError (*get_device_index)(TensorHandle tensor, int32_t* ret);
+  // The new tensors an operator returns (src/torch/outputs.cc).
+  TorchError (*empty_strided)(int64_t ndim, const int64_t* sizes, const int64_t* strides,
+                              int32_t dtype, int32_t device_type, int32_t device_index,
+                              TensorHandle* ret);
+  TorchError (*new_tensor_handle)(TensorHandle tensor, TensorHandle* ret);
+  TorchError (*call_dispatcher)(const char* op, const char* overload, StableIValue* stack,
+                                uint64_t extension_build_version);
+  int32_t (*memory_format_contiguous)();
 
   TorchError (*string_length)(StringHandle handle, size_t* ret);
   TorchError (*string_c_str)(StringHandle handle, const char** ret);
@@ -98,6 +106,7 @@ struct Shim {
   // a dtype function the loaded torch lacks is null (that dtype is not passed).
   int32_t (*device_type_cpu)();
   int32_t (*device_type_cuda)();
+  int32_t (*device_type_meta)();
   int32_t (*dtype_code[kNumDtypes])();
 
   // Optional: 2.13 frees optional values' boxes itself and says why a call failed; kwcall

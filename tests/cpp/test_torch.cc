@@ -3,6 +3,8 @@
 // operator called through torch's dispatcher with the shim's aoti_torch_call_dispatcher.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <kwcall/function.h>
+#include <kwcall/signature.h>
 #include <kwcall/torch.h>
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/error.h>
@@ -162,12 +164,13 @@ TEST_F(TorchTest, RefusalsSayWhy) {
             "already (by kwcall); unregister it first");
   EXPECT_EQ(ErrorOf([] { torch::RegisterOp(Scale(), "no_namespace", kSchema); }),
             "ValueError: kwcall.torch: the operator name 'no_namespace' must be "
-            "'namespace::name', two identifiers (as in 'mylib::axpy')");
+            "'namespace::name' or 'namespace::name.overload', identifiers (as in 'mylib::axpy' "
+            "or 'mylib::axpy.out')");
   EXPECT_EQ(
       ErrorOf([] { torch::RegisterOp(Scale(), "kwcall_cpp_test::ret", "(Tensor x) -> Tensor"); }),
-      "ValueError: kwcall.torch: the schema '(Tensor x) -> Tensor' must return nothing "
-      "('-> ()'): kwcall's operators write their results into tensors marked as mutated "
-      "('Tensor(a!)')");
+      "ValueError: kwcall.torch: the schema '(Tensor x) -> Tensor' must return '()': kwcall's "
+      "operators write into tensors marked as mutated ('Tensor(a!)') and return one new Tensor "
+      "per output rule (0 here)");
   EXPECT_EQ(ErrorOf([] { torch::RegisterOp(Scale(), "kwcall_cpp_test::l", "(int[] x) -> ()"); }),
             "ValueError: kwcall.torch: argument 'x' has the schema type 'int[]', which kwcall's "
             "kernel cannot pass to a tvm-ffi function: use Tensor, int, float, bool or str (each "
@@ -272,6 +275,78 @@ TEST_F(TorchTest, HostileSchemasAreRefusedBeforeTorchSeesThem) {
   // Nothing was registered: the name is free.
   torch::Operator op = torch::RegisterOp(Scale(), "kwcall_cpp_test::hostile", kSchema);
   EXPECT_TRUE(op);
+}
+
+// Scale as a kwcall function, def scale(x, out, *, alpha=1.0): outputs name its parameters.
+ffi::Function ScaleWithSignature() {
+  Signature signature =
+      SignatureBuilder("scale").Param("x").Param("out").KeywordOnly("alpha", 1.0).Build();
+  return MakeFunction(Scale(), signature);
+}
+
+constexpr const char* kFunctionalSchema = "(Tensor x, *, float alpha=1.0) -> Tensor";
+
+TEST_F(TorchTest, AnOutputRuleMakesTheKernelReturnANewTensor) {
+  torch::Operator op =
+      torch::RegisterOp(ScaleWithSignature(), "kwcall_cpp_test::scaled", kFunctionalSchema,
+                        torch::DefaultDeviceTypes(), {torch::Output{"out", "x"}});
+  EXPECT_EQ(op.schema(), std::string("scaled") + kFunctionalSchema);
+  TensorHandle x = Tensor({1, 2, 3});
+  StableIValue stack[2] = {Pass(x), Pass(2.0)};
+  ASSERT_EQ(shim_.call_dispatcher("kwcall_cpp_test::scaled", "", stack), 0);
+  auto out = reinterpret_cast<TensorHandle>(stack[0]);  // the kernel's new tensor, ours now
+  EXPECT_EQ(Values(out, 3), (std::vector<float>{2, 4, 6}));
+  shim_.delete_tensor_object(out);
+  shim_.delete_tensor_object(x);
+}
+
+TEST_F(TorchTest, ARankTheRuleCannotUseIsAnErrorAtCallTime) {
+  torch::Operator op =
+      torch::RegisterOp(ScaleWithSignature(), "kwcall_cpp_test::rank", kFunctionalSchema,
+                        torch::DefaultDeviceTypes(), {torch::Output{"out", "x", {0, 1}}});
+  TensorHandle x = Tensor({1, 2, 3});  // one dimension: the rule takes two
+  StableIValue stack[2] = {Pass(x), Pass(2.0)};
+  EXPECT_NE(shim_.call_dispatcher("kwcall_cpp_test::rank", "", stack), 0);
+  shim_.delete_tensor_object(x);
+}
+
+TEST_F(TorchTest, OutputRefusals) {
+  EXPECT_EQ(ErrorOf([] {
+              torch::RegisterOp(Scale(), "kwcall_cpp_test::plain", kFunctionalSchema,
+                                torch::DefaultDeviceTypes(), {torch::Output{"out", "x"}});
+            }),
+            "ValueError: kwcall.torch: kwcall_cpp_test::plain has outputs, which name the "
+            "function's parameters: register a kwcall function (one with a kwcall::Signature, "
+            "kwcall::MakeFunction)");
+  EXPECT_EQ(ErrorOf([] {
+              torch::RegisterOp(ScaleWithSignature(), "kwcall_cpp_test::alpha", kFunctionalSchema,
+                                torch::DefaultDeviceTypes(), {torch::Output{"out", "alpha"}});
+            }),
+            "ValueError: kwcall.torch: kwcall_cpp_test::alpha's output 'out' is like 'alpha', "
+            "which is not a Tensor that is always given: name a Tensor argument");
+  EXPECT_EQ(ErrorOf([] {
+              torch::RegisterOp(ScaleWithSignature(), "kwcall_cpp_test::dtype", kFunctionalSchema,
+                                torch::DefaultDeviceTypes(),
+                                {torch::Output{"out", "x", {}, "float128"}});
+            })
+                .rfind("ValueError: kwcall.torch: kwcall_cpp_test::dtype's output 'out' has the "
+                       "dtype 'float128', not one of float32, float16",
+                       0),
+            0u);
+}
+
+TEST_F(TorchTest, OverloadNamesAndKernelsForFurtherDevices) {
+  torch::Operator op = torch::RegisterOp(Scale(), "kwcall_cpp_test::scale2.out", kSchema, {"CPU"});
+  TensorHandle x = Tensor({1, 2}), out = Tensor({0, 0});
+  StableIValue stack[3] = {Pass(x), Pass(out), Pass(3.0)};
+  ASSERT_EQ(shim_.call_dispatcher("kwcall_cpp_test::scale2", "out", stack), 0);
+  EXPECT_EQ(Values(out, 2), (std::vector<float>{3, 6}));
+  op.AddKernels(Scale(), {"CUDA"});
+  EXPECT_EQ(ErrorOf([&] { op.AddKernels(Scale(), {"CPU"}); }),
+            "ValueError: kwcall.torch: kwcall_cpp_test::scale2.out has a kernel for 'CPU' "
+            "already");
+  shim_.delete_tensor_object(x);
+  shim_.delete_tensor_object(out);
 }
 
 TEST(TorchNotLoaded, RegisterOpNamesWhatIsMissing) {

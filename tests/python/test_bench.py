@@ -70,9 +70,11 @@ def test_quick_mode_writes_every_output(tmp_path):
     if NO_TORCH:
         assert f"Not run: {NO_TORCH}." in table
     else:
-        for route in ("T1", "T2", "T3", "T4"):
+        for route in ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9"):
             assert f"| {route} |" in table, route
         assert "Python → the kwcall torch operator, eager ≤ 0.1× custom_op" in table
+        assert "| Python → the functional operator through torch.ops ≤ the mutating one" in table
+        assert "eager call object ≤ 1.2× calling the kwcall function directly | T5 ÷ T1 =" in table
         assert "C++ → the operator through the dispatcher ≤ 1 µs above calling the kwcall" in table
     assert ("Python-thread scaling (free-threaded)" in table) == FREE_THREADED
     assert data["dispatch_routes"] == (NO_DISPATCH or "run")

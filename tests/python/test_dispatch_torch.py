@@ -34,10 +34,14 @@ def test_the_operator_calls_the_entry_of_its_key():
     compiled = []
     table = _axpy_table(compiled)
     name = op_name("axpy_table")
-    assert kwtorch.register(table, name, mutates_args=["out"], types=TENSORS) is table
+    eager = kwtorch.register(table, name, mutates_args=["out"], types=TENSORS)
+    assert eager.function is table
     axpy = op(name)
     x, y, out = torch.arange(6.0), torch.ones(6), torch.zeros(6)
     axpy(x, y, out, alpha=2.0)
+    assert torch.equal(out, 2.0 * x + 1.0) and compiled == []
+    out.zero_()
+    eager(x, y, out, alpha=2.0)  # the eager call object: the table called directly
     assert torch.equal(out, 2.0 * x + 1.0) and compiled == []
     xt = torch.arange(6.0).reshape(2, 3).t()  # not contiguous: another key, compiled on the miss
     out = torch.zeros(3, 2)

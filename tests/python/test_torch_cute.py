@@ -51,14 +51,16 @@ def test_types_override_the_compile_s(compiled):
 
 def test_the_kernel_runs_through_torch_ops_as_called_directly(compiled):
     name = op_name("scaled")
-    assert kwtorch.register(compiled, name, mutates_args=["out"]) is compiled
-    through_op, direct = torch.zeros(4), torch.zeros(4)
+    call = kwtorch.register(compiled, name, mutates_args=["out"])
+    assert call.function is compiled
+    through_op, direct, eager = torch.zeros(4), torch.zeros(4), torch.zeros(4)
     for args, kwargs in [((3,), {"flag": True}), ((2, 0.25), {}), ((5,), {"b": -1.0})]:
-        through_op.zero_()
-        direct.zero_()
+        for out in (through_op, direct, eager):
+            out.zero_()
         op(name)(through_op, None, *args, **kwargs)
         compiled(direct, None, *args, **kwargs)
-        assert through_op.tolist() == direct.tolist()
+        call(eager, None, *args, **kwargs)  # the eager call object, directly
+        assert through_op.tolist() == direct.tolist() == eager.tolist()
     through_op.zero_()
     op(name)(through_op, None, 3, flag=True)
     assert through_op.tolist() == [4.5, 1.0, 0.0, 0.0]

@@ -59,6 +59,7 @@ PUBLIC_API = {
     "kwcall::torch::Operator::~Operator",
     "kwcall::torch::Operator::operator=",
     "kwcall::torch::Operator::Reset",
+    "kwcall::torch::Operator::AddKernels",
     "kwcall::torch::Operator::qualified_name",
     "kwcall::torch::Operator::schema",
     "kwcall::torch::RegisterOp",

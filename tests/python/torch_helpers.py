@@ -66,3 +66,35 @@ def registered_ops():
     yield
     for name in set(kwtorch.registered()) - before:
         kwtorch.unregister(name)
+
+
+def register_functional_axpy(stem: str = "axpy") -> tuple[str, Any]:
+    """A fresh ``axpy(Tensor x, Tensor y, *, float alpha=1.0) -> Tensor``: the axpy function
+    with ``out`` allocated by the kernel like ``x``; (its name, the eager call object)."""
+    name = op_name(stem)
+    call = kwtorch.register(
+        axpy_function(), name, types=TENSORS, outputs={"out": kwtorch.like("x")}
+    )
+    return name, call
+
+
+def qstats_function() -> Any:
+    """``def qstats(q, out, lse)`` on the C++ qstats: out = 2 * q, lse[b, h, s] = sum_d q."""
+    return kwcall.wrap(targets()["qstats"], kwcall.Signature(["q", "out", "lse"], name="qstats"))
+
+
+QSTATS_OUTPUTS = {
+    "out": kwtorch.like("q"),
+    "lse": kwtorch.like("q", dims=(0, 2, 1), dtype=torch.float32),
+}
+
+
+def register_qstats() -> tuple[str, Any]:
+    """A fresh ``qstats(Tensor q) -> (Tensor, Tensor)``: (its name, the eager call object)."""
+    name = op_name("qstats")
+    call = kwtorch.register(qstats_function(), name, types={"q": "Tensor"}, outputs=QSTATS_OUTPUTS)
+    return name, call
+
+
+def expected_qstats(q: Any) -> tuple[Any, Any]:
+    return 2 * q, q.sum(dim=3).permute(0, 2, 1)

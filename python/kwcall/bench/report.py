@@ -89,6 +89,8 @@ TARGETS = {
     "table_8_terms_ns": 50,
     "table_py_to_entry": 1.10,
     "table_py_to_python_dispatch": 0.35,
+    "torch_functional_op": 1.0,
+    "torch_eager_call": 1.2,
 }
 
 
@@ -117,7 +119,7 @@ def _torch_table(cells: list[Cell]) -> list[str]:
 
 
 def torch_targets(cells: list[Cell]) -> list[tuple[str, str, bool]]:
-    """issue 30's targets for the torch routes, when they ran."""
+    """The targets for the torch routes (issues 30 and 38), when they ran."""
     if not any(c.group == "torch" for c in cells):
         return []
 
@@ -127,7 +129,22 @@ def torch_targets(cells: list[Cell]) -> list[tuple[str, str, bool]]:
     op_custom = paired_ratio(cell("T2", "python"), cell("T3", "python"))
     above = paired_difference(cell("T4", "python_thread"), cell("T1", "python_thread"))
     limit, ns = TARGETS["torch_op_to_custom_op"], TARGETS["cpp_dispatcher_ns"]
+    functional = paired_ratio(cell("T6", "python"), cell("T7", "python"))
+    eager = paired_ratio(cell("T5", "python"), cell("T1", "python"))
+    functional_limit, eager_limit = TARGETS["torch_functional_op"], TARGETS["torch_eager_call"]
     return [
+        (
+            "Python → the functional operator through torch.ops ≤ the mutating one plus a "
+            "Python torch.empty_like",
+            f"T6 ÷ T7 = {functional:.2f}",
+            functional <= functional_limit,
+        ),
+        (
+            f"Python → a torch operator's eager call object ≤ {eager_limit}× calling the kwcall "
+            "function directly",
+            f"T5 ÷ T1 = {eager:.2f}",
+            eager <= eager_limit,
+        ),
         (
             f"Python → the kwcall torch operator, eager ≤ {limit}× custom_op",
             f"T2 ÷ T3 = {op_custom:.3f}",

@@ -1,10 +1,14 @@
 """The torch routes, when torch and kwcall.torch are importable: one mutating operator
 ``axpy_out(Tensor x, Tensor y, Tensor(a!) out, *, float alpha=1.0) -> ()`` with a C++ kernel
-(targets_cpu.cc) on CPU tensors of 16 floats, called four ways on the same tensors:
+(targets_cpu.cc) on CPU tensors of 16 floats, and the functional operator of the same function
+``axpy(Tensor x, Tensor y, *, float alpha=1.0) -> Tensor`` (``out`` allocated like ``x``),
+called these ways on the same tensors:
 
 * from Python: the kwcall function itself, the kwcall operator through ``torch.ops`` (kwcall's
   C++ kernel), and a ``torch.library.custom_op`` whose Python body calls the kwcall function
-  (what quack's ``cute_op`` does);
+  (what quack's ``cute_op`` does); the eager call object ``register`` returns; the functional
+  operator through ``torch.ops`` and through its eager call, against the mutating operator and
+  the kwcall function each given a ``torch.empty_like(x)`` made in Python;
 * from C++ (torch_caller.cc, on Python's thread with the GIL released): the kwcall function,
   and the kwcall operator through the dispatcher (the stable shim's
   ``aoti_torch_call_dispatcher``).
@@ -28,6 +32,7 @@ from .cells import UNBOUNDED_CALLS, Cell
 
 NAMESPACE = "kwcall_bench"
 OP = f"{NAMESPACE}::axpy_out"
+FUNCTIONAL_OP = f"{NAMESPACE}::axpy"
 CUSTOM_OP = f"{NAMESPACE}::axpy_out_custom_op"
 FUNCTION_GLOBAL = "kwcall.bench.torch.axpy_out"
 ALPHA = 2.0
@@ -38,7 +43,20 @@ PY_TORCH_ROUTES = {
     "T1": "the kwcall function",
     "T2": "the kwcall operator, torch.ops",
     "T3": "torch.library.custom_op calling the kwcall function",
+    "T5": "the kwcall operator's eager call (what register returns)",
+    "T6": "the functional operator (returns out), torch.ops",
+    "T7": "the kwcall operator, torch.ops, out = torch.empty_like(x) in Python",
+    "T8": "the functional operator's eager call",
+    "T9": "the kwcall function, out = torch.empty_like(x) in Python",
 }
+#: Each Python route's statement (f is the route's callable).
+PY_STATEMENTS = {
+    "T6": "f(x, y, alpha=alpha)",
+    "T7": "f(x, y, empty_like(x), alpha=alpha)",
+    "T8": "f(x, y, alpha=alpha)",
+    "T9": "f(x, y, empty_like(x), alpha=alpha)",
+}
+DEFAULT_STATEMENT = "f(x, y, out, alpha=alpha)"
 CPP_TORCH_ROUTES = {
     "T1": "the kwcall function",
     "T4": "the kwcall operator, through the dispatcher (aoti_torch_call_dispatcher)",
@@ -75,14 +93,23 @@ class TorchRoutes:
         )
         self.function = kwcall.wrap(target, signature)
         tvm_ffi.register_global_func(FUNCTION_GLOBAL, self.function, override=True)
-        if OP in kwtorch.registered():  # main() run again in one process
-            kwtorch.unregister(OP)
+        for name in (OP, FUNCTIONAL_OP):
+            if name in kwtorch.registered():  # main() run again in one process
+                kwtorch.unregister(name)
         types = {"x": "Tensor", "y": "Tensor", "out": "Tensor"}
         schema = kwtorch.schema_of(self.function, mutates_args=("out",), types=types)
-        kwtorch.register(
+        self.eager = kwtorch.register(
             self.function, OP, mutates_args=("out",), types=types, device_types=("CPU",)
         )
+        self.functional_eager = kwtorch.register(
+            self.function,
+            FUNCTIONAL_OP,
+            types=types,
+            device_types=("CPU",),
+            outputs={"out": kwtorch.like("x")},
+        )
         self.op = getattr(torch.ops, NAMESPACE).axpy_out
+        self.functional_op = getattr(torch.ops, NAMESPACE).axpy
         self.custom_op = _custom_op(torch, self.function, schema)
         self.x = torch.linspace(-1, 1, ELEMENTS)
         self.y = torch.linspace(2, 3, ELEMENTS)
@@ -107,6 +134,14 @@ class TorchRoutes:
             "T3 python": lambda: self.custom_op(self.x, self.y, self.out, alpha=ALPHA),
             **{f"{r} C++": self.cpp_runner(r) for r in CPP_TORCH_ROUTES},
         }
+        returning = {
+            "T6 python": lambda: self.functional_op(self.x, self.y, alpha=ALPHA),
+            "T8 python": lambda: self.functional_eager(self.x, self.y, alpha=ALPHA),
+        }
+        for route, call in returning.items():
+            if not torch.equal(call(), want):
+                raise RuntimeError(f"torch route {route}: returned {call()}, expected {want}")
+        calls["T5 python"] = lambda: self.eager(self.x, self.y, self.out, alpha=ALPHA)
         for route, call in calls.items():
             self.out.zero_()
             call() if route.endswith("python") else call(1)
@@ -114,12 +149,30 @@ class TorchRoutes:
                 raise RuntimeError(f"torch route {route}: wrote {self.out}, expected {want}")
 
     def python_runner(self, route: str) -> Callable[[int], list[int]]:
-        fn = {"T1": self.function, "T2": self.op, "T3": self.custom_op}[route]
+        import torch
+
+        fn = {
+            "T1": self.function,
+            "T2": self.op,
+            "T3": self.custom_op,
+            "T5": self.eager,
+            "T6": self.functional_op,
+            "T7": self.op,
+            "T8": self.functional_eager,
+            "T9": self.function,
+        }[route]
         timer = timeit.Timer(
-            "f(x, y, out, alpha=alpha)",
-            "f = _f; x = _x; y = _y; out = _out; alpha = _alpha",
+            PY_STATEMENTS.get(route, DEFAULT_STATEMENT),
+            "f = _f; x = _x; y = _y; out = _out; alpha = _alpha; empty_like = _empty_like",
             timer=time.perf_counter_ns,  # cells count nanoseconds
-            globals={"_f": fn, "_x": self.x, "_y": self.y, "_out": self.out, "_alpha": ALPHA},
+            globals={
+                "_f": fn,
+                "_x": self.x,
+                "_y": self.y,
+                "_out": self.out,
+                "_alpha": ALPHA,
+                "_empty_like": torch.empty_like,
+            },
         )
         return lambda n: [timer.timeit(n)]
 

@@ -13,7 +13,8 @@ from ._version import MINIMUM_TORCH, require_torch
 
 require_torch()
 
+from ._outputs import like  # noqa: E402
 from ._register import register, registered, unregister  # noqa: E402
 from ._schema import schema_of  # noqa: E402
 
-__all__ = ["MINIMUM_TORCH", "register", "registered", "schema_of", "unregister"]
+__all__ = ["MINIMUM_TORCH", "like", "register", "registered", "schema_of", "unregister"]

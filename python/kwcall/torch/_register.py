@@ -1,5 +1,7 @@
-"""register(): a kwcall function as the torch operator ``torch.ops.ns.name``, through C++'s
-``kwcall::torch::RegisterOp`` (the FFI global ``kwcall.torch.RegisterOp``).
+"""register(): a kwcall function as the torch operator ``torch.ops.ns.name`` (or an overload,
+``ns::name.overload``), through C++'s ``kwcall::torch::RegisterOp`` (the FFI global
+``kwcall.torch.RegisterOp``); a further device's kernel added to one registered here; one
+replaced by another.
 
 The operators registered here are kept, with their functions, until ``unregister``: the
 kernel calls the function's C++ handle, and a ``kwcall.cute`` function's Python object keeps
@@ -9,52 +11,82 @@ its compiled code loaded.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from dataclasses import dataclass, field
+from typing import Any
 
 import tvm_ffi
 
 import torch
 
+from . import _eager, _outputs
 from ._schema import schema_of
 
 _register_op = tvm_ffi.get_global_func("kwcall.torch.RegisterOp")
+_add_kernels = tvm_ffi.get_global_func("kwcall.torch.AddKernels")
+DEFAULT_DEVICE_TYPES = ("CPU", "CUDA")
 
 
-class _Registered(NamedTuple):
-    function: Any
-    handle: Any  # kwcall.torch.Operator: dropping it unregisters
+@dataclass
+class _Registered:
+    functions: list[Any]
+    handle: Any  # kwcall.torch.Operator: dropping it unregisters (added kernels too)
     schema: str
+    outputs: dict[str, _outputs.Like]
+    device_types: set[str]
+    calls: weakref.WeakSet = field(default_factory=weakref.WeakSet)  # the eager calls made
 
 
 _lock = threading.Lock()
 _operators: dict[str, _Registered] = {}
 
 
-def _split(qualified_name: Any) -> tuple[str, str]:
-    if not isinstance(qualified_name, str) or qualified_name.count("::") != 1:
-        raise ValueError(
-            f"kwcall.torch: the operator name must be 'namespace::name' (as in "
-            f"'mylib::axpy'), got {qualified_name!r}"
-        )
-    ns, name = qualified_name.split("::")
-    return ns, name
+def _split(qualified_name: Any) -> tuple[str, str, str]:
+    """(namespace, name, overload) of ``ns::name`` (overload ``"default"``) or
+    ``ns::name.overload``."""
+    if isinstance(qualified_name, str) and qualified_name.count("::") == 1:
+        ns, rest = qualified_name.split("::")
+        name, _, overload = rest.partition(".")
+        if all(part.isidentifier() for part in (ns, name, overload or "default")):
+            return ns, name, overload or "default"
+    raise ValueError(
+        f"kwcall.torch: the operator name must be 'namespace::name' or "
+        f"'namespace::name.overload' (as in 'mylib::axpy' or 'mylib::axpy.out'), got "
+        f"{qualified_name!r}"
+    )
 
 
-def _torch_has(ns: str, name: str) -> bool:
-    """Whether torch knows an operator ``ns::name`` (any overload)."""
+def _torch_has(ns: str, name: str, overload: str) -> bool:
+    """Whether torch knows the operator ``ns::name`` with that overload."""
     try:
-        getattr(getattr(torch.ops, ns), name)
+        packet = getattr(getattr(torch.ops, ns), name)
     except (AttributeError, RuntimeError):
         return False
-    return True
+    return overload in packet.overloads()
+
+
+def _packet(ns: str, name: str) -> Any:
+    return getattr(getattr(torch.ops, ns), name)
 
 
 def _forget_in_torch_ops(ns: str, name: str) -> None:
     """torch.ops caches the operators it has looked up: drop ours, so that the name can be
-    registered again."""
+    registered again (the packet is looked up afresh, with the overloads torch has then)."""
     namespace = getattr(torch.ops, ns)
     vars(namespace).pop(name, None)
+
+
+def _retire(qualified_name: str, entry: _Registered) -> None:
+    """The eager calls made for ``entry`` go through torch's dispatcher from now on, to the
+    operator of that name torch has at the time of each call (none, or a replacement)."""
+    ns, name, overload = _split(qualified_name)
+
+    def through_torch(*args: Any, **kwargs: Any) -> Any:
+        return getattr(_packet(ns, name), overload)(*args, **kwargs)
+
+    for call in list(entry.calls):
+        call._retire(through_torch)
 
 
 def register(
@@ -64,41 +96,93 @@ def register(
     mutates_args: Iterable[str] = (),
     types: Mapping[str, str] | None = None,
     device_types: Iterable[str] | None = None,
+    outputs: Mapping[str, _outputs.Like] | None = None,
+    replace: bool = False,
 ) -> Any:
-    """Registers the kwcall function ``f`` as the operator ``torch.ops.ns.name`` with the
-    schema ``schema_of(f, mutates_args, types)`` and a C++ kernel for each of
-    ``device_types`` (torch's dispatch key names "CPU" and "CUDA", both when None) plus a Meta
-    kernel; returns ``f``. The operator returns nothing: it writes into ``mutates_args``.
-    RuntimeError when the name exists already (registered here, or an operator torch has)."""
-    ns, name = _split(qualified_name)
-    schema = schema_of(f, mutates_args, types)
-    keys = None if device_types is None else [str(k) for k in device_types]
+    """Registers the kwcall function ``f`` as the operator ``torch.ops.ns.name`` (or the
+    overload ``ns::name.overload``) with the schema ``schema_of(f, mutates_args, types,
+    outputs)`` and a C++ kernel for each of ``device_types`` (torch's dispatch key names
+    "CPU" and "CUDA", both when None) plus a Meta kernel. The operator writes into ``mutates_args``
+    and returns a new tensor for each of ``outputs`` (``kwcall.torch.like`` rules).
+
+    Returns the eager call object (python/kwcall/torch/_eager.py): called, it runs ``f``
+    directly in plain eager mode and ``torch.ops.ns.name`` otherwise.
+
+    A name registered here already, with the same schema and outputs: ``device_types`` that
+    have no kernel yet add ``f``'s kernels for them. ``replace=True`` unregisters the operator
+    first (its eager calls go through torch from then on, to the new one). RuntimeError
+    otherwise, and when torch has an operator of that name that kwcall did not register."""
+    ns, name, overload = _split(qualified_name)
+    schema = schema_of(f, mutates_args, types, outputs)
+    rules = {p.name: outputs[p.name] for p in f.signature.parameters() if p.name in (outputs or {})}
+    keys = list(DEFAULT_DEVICE_TYPES if device_types is None else [str(k) for k in device_types])
     with _lock:
-        if qualified_name in _operators:
-            raise RuntimeError(
-                f"kwcall.torch: {qualified_name} is registered already (by kwcall.torch."
-                f"register): kwcall.torch.unregister({qualified_name!r}) first"
-            )
-        if _torch_has(ns, name):
-            raise RuntimeError(
-                f"kwcall.torch: torch has an operator {qualified_name} already: choose "
-                "another name (a namespace of your own)"
-            )
-        handle = _register_op(f, qualified_name, schema, keys)
-        _operators[qualified_name] = _Registered(f, handle, schema)
-    return f
+        entry = _operators.get(qualified_name)
+        if entry is not None and replace:
+            _unregister_locked(qualified_name)
+            entry = None
+        if entry is not None:
+            _add_locked(entry, f, qualified_name, schema, rules, keys, device_types)
+        else:
+            if _torch_has(ns, name, overload):
+                raise RuntimeError(
+                    f"kwcall.torch: torch has an operator {qualified_name} already: choose "
+                    "another name (a namespace of your own)"
+                )
+            handle = _register_op(f, qualified_name, schema, keys, _outputs.as_maps(rules))
+            entry = _Registered([f], handle, schema, rules, set(keys))
+            _operators[qualified_name] = entry
+        _forget_in_torch_ops(ns, name)  # the packet learns of a new overload
+        op = getattr(_packet(ns, name), overload)
+        call = _eager.make_eager_call(f, qualified_name, schema, rules, keys, op)
+        entry.calls.add(call)
+    return call
+
+
+def _add_locked(
+    entry: _Registered,
+    f: Any,
+    qualified_name: str,
+    schema: str,
+    rules: dict[str, _outputs.Like],
+    keys: list[str],
+    device_types: Any,
+) -> None:
+    """Adds ``f``'s kernels for ``keys`` to a registered operator, or says why not."""
+    taken = entry.device_types.intersection(keys)
+    if device_types is None or taken or schema != entry.schema or rules != entry.outputs:
+        why = (
+            "pass device_types= naming the device types it has no kernel for yet"
+            if device_types is None or taken
+            else f"a further device's kernel needs the same schema and outputs ({entry.schema})"
+        )
+        raise RuntimeError(
+            f"kwcall.torch: {qualified_name} is registered already (by kwcall.torch.register) "
+            f"with kernels for {', '.join(sorted(entry.device_types))}: {why}, pass "
+            f"replace=True, or kwcall.torch.unregister({qualified_name!r}) first"
+        )
+    _add_kernels(entry.handle, f, keys)
+    entry.functions.append(f)
+    entry.device_types.update(keys)
+
+
+def _unregister_locked(qualified_name: str) -> None:
+    ns, name, _ = _split(qualified_name)
+    entry = _operators.pop(qualified_name, None)
+    if entry is None:
+        raise KeyError(f"kwcall.torch: no operator {qualified_name} was registered here")
+    _retire(qualified_name, entry)
+    del entry
+    _forget_in_torch_ops(ns, name)
 
 
 def unregister(qualified_name: str) -> None:
     """Unregisters an operator ``register`` made, and lets go of its function. No call of it
-    may be running then. KeyError when there is no such operator."""
-    ns, name = _split(qualified_name)
+    may be running then; its eager calls go through torch from then on. KeyError when there
+    is no such operator."""
+    _split(qualified_name)
     with _lock:
-        entry = _operators.pop(qualified_name, None)
-        if entry is None:
-            raise KeyError(f"kwcall.torch: no operator {qualified_name} was registered here")
-        del entry
-        _forget_in_torch_ops(ns, name)
+        _unregister_locked(qualified_name)
 
 
 def registered() -> dict[str, str]:

@@ -5,6 +5,8 @@ with their names, the keyword-only marker, their defaults, ``Tensor(a!)`` (a fre
 each) for the mutated tensors, and no result: kwcall's operators write into mutated tensors.
 Each parameter's type comes from ``types``, else from CuTeDSL's compile for a ``kwcall.cute``
 function, else from its default (``1.0`` is a float); a ``None`` default makes it optional.
+The parameters ``outputs`` names (``kwcall.torch.like`` rules, _outputs.py) are left out and
+returned instead: ``-> Tensor``, ``-> (Tensor, Tensor)``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import string
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from . import _cute_types
+from . import _cute_types, _outputs
 
 _P = inspect.Parameter
 #: The schema types kwcall's kernel passes to a tvm-ffi function (src/torch/op_schema.cc).
@@ -84,11 +86,33 @@ def _type_of(param: Any, types: Mapping[str, str], known: Mapping[str, str]) -> 
     return type_
 
 
+def _output_check_types(
+    params: list[Any], types: Mapping[str, str], known: Mapping[str, str], outputs: Any
+) -> dict[str, str]:
+    """Each parameter's type, for checking ``outputs`` (an output of no known type is a
+    Tensor: the kernel passes it one)."""
+    if not outputs:
+        return {}
+    checked = {}
+    for p in params:
+        try:
+            checked[p.name] = _type_of(p, types, known)
+        except ValueError:
+            if p.name not in outputs:
+                raise
+            checked[p.name] = "Tensor"
+    return checked
+
+
 def schema_of(
-    f: Any, mutates_args: Iterable[str] = (), types: Mapping[str, str] | None = None
+    f: Any,
+    mutates_args: Iterable[str] = (),
+    types: Mapping[str, str] | None = None,
+    outputs: Mapping[str, Any] | None = None,
 ) -> str:
     """The schema ``kwcall.torch.register`` gives ``f``: ``"(Tensor x, ...) -> ()"``, without
-    the operator's name. ValueError names a parameter a schema cannot express and what to
+    the operator's name; with ``outputs``, those parameters are its results instead of
+    arguments (``-> Tensor``). ValueError names a parameter a schema cannot express and what to
     pass instead; TypeError when ``f`` is not a kwcall function."""
     signature = _signature_of(f)
     params = list(signature.parameters())
@@ -102,9 +126,12 @@ def schema_of(
                 f"() (its parameters: {', '.join(names)})"
             )
     known = _cute_types.types_of(f)
+    rules = _outputs.checked(outputs, _output_check_types(params, types, known, outputs))
     pieces: list[str] = []
     alias = iter(_ALIASES)
     for param in params:
+        if param.name in rules:
+            continue
         if param.kind is _P.POSITIONAL_ONLY:
             raise ValueError(
                 f"kwcall.torch: parameter {param.name!r} is positional-only, which a torch "
@@ -137,4 +164,4 @@ def schema_of(
         if param.default is not _P.empty:
             piece += "=" + _default_text(param.name, type_, param.default)
         pieces.append(piece)
-    return "(" + ", ".join(pieces) + ") -> ()"
+    return "(" + ", ".join(pieces) + ") -> " + _outputs.results_text(len(rules))

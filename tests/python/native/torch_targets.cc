@@ -6,6 +6,8 @@
 //                            last_record() returns that
 //   fail(x)                  raises ValueError
 //   stream_of(t, out)        writes tvm-ffi's environment stream for t's device into out[0]
+//   mul64(a, b, out)         out = a * b, float64 tensors of one shape, any strides
+//   qstats(q, out, lse)      q: float32 (b, s, h, d); out = 2 * q, lse[b, h, s] = sum_d q
 #include <dlpack/dlpack.h>
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/container/tensor.h>
@@ -129,8 +131,46 @@ void StreamOf(DLTensor* on_device, DLTensor* out) {
   *static_cast<int64_t*>(out->data) = reinterpret_cast<int64_t>(stream);
 }
 
+void Mul64(DLTensor* ta, DLTensor* tb, DLTensor* to) {
+  for (const DLTensor* t : {ta, tb, to}) {
+    TVM_FFI_CHECK(t->dtype.code == kDLFloat && t->dtype.bits == 64, TypeError)
+        << "mul64 takes float64 tensors";
+    TVM_FFI_CHECK(t->device.device_type == kDLCPU, ValueError) << "mul64 runs on the CPU";
+    TVM_FFI_CHECK(Numel(t) == Numel(to), ValueError) << "mul64's tensors differ in size";
+  }
+  auto* pa = static_cast<const double*>(ta->data);
+  auto* pb = static_cast<const double*>(tb->data);
+  auto* po = static_cast<double*>(to->data);
+  for (int64_t i = 0; i < Numel(to); ++i) {
+    po[Offset(to, i)] = pa[Offset(ta, i)] * pb[Offset(tb, i)];
+  }
+}
+
+// Writes two results of different shapes, as an attention forward writes out and lse.
+void QStats(DLTensor* tq, DLTensor* to, DLTensor* tl) {
+  TVM_FFI_CHECK(tq->ndim == 4, ValueError) << "qstats takes q of 4 dimensions, got " << tq->ndim;
+  TVM_FFI_CHECK(Contiguous(to) && Contiguous(tl), ValueError) << "qstats writes contiguous results";
+  const int64_t b = tq->shape[0], s = tq->shape[1], h = tq->shape[2], d = tq->shape[3];
+  TVM_FFI_CHECK(tl->ndim == 3 && tl->shape[0] == b && tl->shape[1] == h && tl->shape[2] == s,
+                ValueError)
+      << "qstats' lse must be (b, h, s)";
+  auto* pq = static_cast<const float*>(tq->data);
+  auto* po = static_cast<float*>(to->data);
+  auto* pl = static_cast<float*>(tl->data);
+  for (int64_t i = 0; i < Numel(tq); ++i) po[i] = 2.0f * pq[Offset(tq, i)];
+  for (int64_t ib = 0; ib < b; ++ib)
+    for (int64_t ih = 0; ih < h; ++ih)
+      for (int64_t is = 0; is < s; ++is) {
+        float sum = 0;
+        for (int64_t id = 0; id < d; ++id) sum += pq[Offset(tq, ((ib * s + is) * h + ih) * d + id)];
+        pl[(ib * h + ih) * s + is] = sum;
+      }
+}
+
 }  // namespace
 
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(mul64, Mul64);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(qstats, QStats);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(axpy, Axpy);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(axpy_calls, AxpyCalls);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(recorder, Recorder);
