@@ -155,6 +155,17 @@ const char* FillBuffer(Item* item) {
   return item->buffer->data();
 }
 
+// The last Kw's name as a packed array holds it. A name of 8 bytes or more with a NUL byte is
+// a byte array in the Kw: kwcall::Call (the kKwcallCall entry) makes a string object of these
+// bytes for the call; a packed array of its own does the same.
+TVMFFIAny KwNameAsPacked(Packed* packed) {
+  const TVMFFIAny& name = packed->kws.back().name;
+  if (name.type_index != kTVMFFIByteArrayPtr) return name;
+  const auto* bytes = static_cast<const TVMFFIByteArray*>(name.v_ptr);
+  packed->objects.push_back(ffi::String(bytes->data, bytes->size));
+  return Raw(packed->objects.back());
+}
+
 TVMFFIAny PackName(Item* item, Packed* packed) {
   const std::string& text = item->text;
   switch (item->form) {
@@ -182,21 +193,14 @@ TVMFFIAny PackName(Item* item, Packed* packed) {
     case NameForm::kKwCStr:
       packed->kws.emplace_back(FillBuffer(item), 0);
       return packed->kws.back().name;
-    case NameForm::kKwStdString: {
+    case NameForm::kKwStdString:
       packed->strings.push_back(text);
       packed->kws.emplace_back(packed->strings.back(), 0);
-      const TVMFFIAny& name = packed->kws.back().name;
-      if (name.type_index != kTVMFFIByteArrayPtr) return name;
-      // A name of 8 bytes or more with a NUL byte: kwcall::Call (the kKwcallCall entry) makes
-      // a string object of these bytes for the call; a packed array of its own does the same.
-      const auto* bytes = static_cast<const TVMFFIByteArray*>(name.v_ptr);
-      packed->objects.push_back(ffi::String(bytes->data, bytes->size));
-      return Raw(packed->objects.back());
-    }
+      return KwNameAsPacked(packed);
     case NameForm::kKwString:
       packed->objects.push_back(ffi::String(text.data(), text.size()));
       packed->kws.emplace_back(packed->objects.back(), 0);
-      return packed->kws.back().name;
+      return KwNameAsPacked(packed);
   }
   Fail("unknown name form");
 }
@@ -272,7 +276,7 @@ Outcome Run(const ffi::Function& f, Entry entry, const std::vector<Item>& items,
                          [](const Item& item) { return item.kind == ItemKind::kSentinel; }) -
             items.begin());
         const bool two = items.size() - nargs == 5;
-        // Kw views a std::string or ffi::String name: these keep them alive.
+        // Kw views a std::string or ffi::String name of 16 bytes or more: these keep them alive.
         std::deque<std::string> names;
         std::deque<ffi::String> strings;
         auto kw = [&](size_t i) {
