@@ -52,8 +52,12 @@ PyObject* PyMake(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 void WaitDetached(void (*wait)(void*), void* context) {
 #if PY_VERSION_HEX >= 0x030D0000
   PyThreadState* attached = PyThreadState_GetUnchecked();
+#elif PY_VERSION_HEX >= 0x030C0000
+  PyThreadState* attached = _PyThreadState_UncheckedGet();  // this thread's, from 3.12
 #else
-  PyThreadState* attached = _PyThreadState_UncheckedGet();
+  // Before 3.12 the unchecked current thread state is the GIL holder's, whichever thread that
+  // is: a plain C++ thread would have released another thread's GIL. Ask for this thread's.
+  PyThreadState* attached = PyGILState_Check() ? PyGILState_GetThisThreadState() : nullptr;
 #endif
   if (attached == nullptr) {
     wait(context);

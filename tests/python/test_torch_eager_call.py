@@ -9,8 +9,6 @@ from __future__ import annotations
 import kwcall
 import pytest
 import tvm_ffi
-from torch.overrides import TorchFunctionMode
-from torch.utils._python_dispatch import TorchDispatchMode
 from torch_helpers import (
     TENSORS,
     axpy_function,
@@ -25,6 +23,8 @@ from torch_helpers import (
 pytestmark = pytest.mark.usefixtures("registered_ops")
 
 import torch._inductor.lowering  # noqa: E402, F401  (see test_torch_compile.py)
+from torch.overrides import TorchFunctionMode  # noqa: E402  (torch_helpers skips without torch)
+from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 
 
 def through_torch(name, fn):
