@@ -23,7 +23,8 @@ KwFunctionObj::KwFunctionObj(ffi::Function target, Signature signature)
                                          : CallThroughSafeCall),
       sentinel_(KwargsSentinel().get()),
       arity_(signature.num_params()),
-      plan_(std::move(signature)) {
+      plan_(std::move(signature)),
+      shapes_(plan_.fits_masks()) {
   this->safe_call = SafeCall;
   this->cpp_call = reinterpret_cast<void*>(EntryFor(plan_));
 }
@@ -98,11 +99,11 @@ template <bool kWide>
   const PackedCall call(plan_, raw, nargs, pairs, num_keywords, sentinel_);
   if constexpr (kWide) {
     SmallArray<TVMFFIAny, BindingPlan::kMaxMaskArity> bound(arity_);
-    BindCall(plan_, call, bound.data());
+    BindCall(plan_, shapes_, call, bound.data());
     target_call_(target_obj_, reinterpret_cast<const ffi::AnyView*>(bound.data()), arity_, result);
   } else {
     TVMFFIAny bound[BindingPlan::kStackArity];
-    BindCall(plan_, call, bound);
+    BindCall(plan_, shapes_, call, bound);
     target_call_(target_obj_, reinterpret_cast<const ffi::AnyView*>(bound), arity_, result);
   }
 }
@@ -133,9 +134,6 @@ ffi::Optional<ffi::Function> GetTarget(const ffi::Function& f) {
   return std::nullopt;
 }
 
-const BindingPlan* PlanOf(const ffi::FunctionObj* f) {
-  const KwFunctionObj* obj = KwFunctionObj::Cast(f);
-  return obj != nullptr ? &obj->plan() : nullptr;
-}
+const KwFunctionObj* KwFunctionOf(const ffi::FunctionObj* f) { return KwFunctionObj::Cast(f); }
 
 }  // namespace kwcall

@@ -1,4 +1,5 @@
-// The kwcall function object: a tvm-ffi function that owns a target and its binding plan.
+// The kwcall function object: a tvm-ffi function that owns a target, its binding plan and the
+// keyword shapes its calls have bound.
 // Its C++ entry point is chosen when it is made, from the plan's arity (EntryFor): a
 // full-arity call without KWARGS is forwarded untouched; every other call goes through the
 // bind pipeline (binding/bind_call.h, through the adapter in packed_call.h).
@@ -12,6 +13,7 @@
 #include <cstdint>
 
 #include "binding/binding_plan.h"
+#include "binding/keyword_shapes.h"
 
 namespace kwcall {
 
@@ -29,6 +31,8 @@ class KwFunctionObj : public ffi::FunctionObj {
 
   const ffi::Function& target() const { return target_; }
   const BindingPlan& plan() const { return plan_; }
+  /*! \brief What the bind pipeline learns from calls (both languages'); changes as they run. */
+  KeywordShapes& shapes() const { return shapes_; }
 
  private:
   static constexpr int32_t kAnyArity = -1;  // Entry reads the arity from the object
@@ -53,16 +57,17 @@ class KwFunctionObj : public ffi::FunctionObj {
   const void* sentinel_;
   int32_t arity_;  // the forward's count, beside the other fields it reads
   BindingPlan plan_;
+  mutable KeywordShapes shapes_;  // read lock-free; see keyword_shapes.h
 };
 
 /*!
- * \brief The plan of `f` when it is a kwcall function, else nullptr.
+ * \brief `f` as a kwcall function object, else nullptr.
  *
- * The one internal function libkwcall exports: the Python extension binds through the plan of
- * the C++ function it wraps, and only libkwcall can tell its own function objects apart. No
- * installed header declares it.
+ * The one internal function libkwcall exports: the Python extension binds through the plan and
+ * the shapes of the C++ function it wraps, and only libkwcall can tell its own function objects
+ * apart. No installed header declares it.
  */
-KWCALL_API const BindingPlan* PlanOf(const ffi::FunctionObj* f);
+KWCALL_API const KwFunctionObj* KwFunctionOf(const ffi::FunctionObj* f);
 
 }  // namespace kwcall
 
