@@ -58,11 +58,11 @@ PyObject* UnpackAndCallTarget(const FunctionState& s, PyObject* const* bound) {
 template <bool kUnpack>
 PyObject* BindKeywordsAndCall(const FunctionState& s, PyObject* const* args, Py_ssize_t nargs,
                               PyObject* kwnames) {
-  const PyCall call(s.plan(), s.shapes(), s.names(), s.defaults(), args, nargs, kwnames);
+  const PyCall call(s.params(), args, nargs, kwnames);
   SmallArray<PyObject*> bound(s.arity());
   // More than a signature can bind is an error, which only the full rules word.
   const bool ok = TVM_FFI_PREDICT_TRUE(call.fits_pipeline())
-                      ? BindCall(s.plan(), s.shapes(), call, bound.data())
+                      ? BindCall(s.binding(), call, bound.data())
                       : call.BindFull(bound.data());
   if (!ok) return nullptr;
   if constexpr (kUnpack) return UnpackAndCallTarget(s, bound.data());

@@ -17,20 +17,16 @@ namespace python {
 
 FunctionState::FunctionState(const FunctionState& other)
     : function_(other.function_),
-      plan_(other.plan_),
-      shapes_(other.shapes_),
-      arity_(other.arity_),
+      params_(other.params_),
       sentinel_type_(other.sentinel_type_),
       sentinel_handle_(other.sentinel_handle_),
-      names_(other.names_),
-      defaults_(other.defaults_),
       target_(other.target_),
       signature_obj_(other.signature_obj_),
       defaults_tuple_(other.defaults_tuple_),
       unpack_fn_(other.unpack_fn_),
       preprocess_(Py_XNewRef(other.preprocess_)),
       cpp_held_defaults_(other.cpp_held_defaults_) {
-  for (PyObject* name : names_) Py_INCREF(name);
+  for (PyObject* name : params_.names) Py_INCREF(name);
   for (PyObject* obj : {target_, signature_obj_, defaults_tuple_, unpack_fn_}) Py_INCREF(obj);
 }
 
@@ -41,7 +37,7 @@ FunctionState* FunctionState::Copy() const {
 }
 
 FunctionState::~FunctionState() {
-  for (PyObject* name : names_) Py_XDECREF(name);
+  for (PyObject* name : params_.names) Py_XDECREF(name);
   Py_XDECREF(target_);
   Py_XDECREF(signature_obj_);
   Py_XDECREF(defaults_tuple_);
@@ -72,9 +68,8 @@ FunctionState* FunctionState::Make(ffi::Function function, PyObject* target,
   std::unique_ptr<FunctionState> s(new FunctionState());
   for (PyObject* obj : {target, signature_obj, defaults, unpack_fn}) Py_INCREF(obj);
   s->function_ = std::move(function);
-  s->plan_ = &cpp->plan();
-  s->shapes_ = &cpp->shapes();
-  s->arity_ = cpp->plan().arity();
+  s->params_.binding = &cpp->binding();
+  s->params_.arity = cpp->plan().arity();
   s->sentinel_type_ = FfiObjects().sentinel_type;
   s->sentinel_handle_ = FfiObjects().sentinel_handle;
   s->target_ = target;
@@ -82,14 +77,14 @@ FunctionState* FunctionState::Make(ffi::Function function, PyObject* target,
   s->defaults_tuple_ = defaults;
   s->unpack_fn_ = unpack_fn;
   s->preprocess_ = Py_XNewRef(preprocess);
-  for (int32_t i = 0; i < s->arity_; ++i) {
+  for (int32_t i = 0; i < s->params_.arity; ++i) {
     const Param& param = signature.param(i);
     PyObject* name =
         PyUnicode_FromStringAndSize(param.name.data(), static_cast<Py_ssize_t>(param.name.size()));
     if (name == nullptr) return nullptr;
     PyUnicode_InternInPlace(&name);
-    s->names_.push_back(name);
-    s->defaults_.push_back(param.default_value ? PyTuple_GET_ITEM(defaults, i) : nullptr);
+    s->params_.names.push_back(name);
+    s->params_.defaults.push_back(param.default_value ? PyTuple_GET_ITEM(defaults, i) : nullptr);
     if (param.default_value &&
         param.default_value->type_index() == ffi::TypeIndex::kTVMFFIOpaquePyObject) {
       TVMFFIObject* opaque = reinterpret_cast<const TVMFFIAny*>(&*param.default_value)->v_obj;

@@ -17,7 +17,8 @@
 
 #include "base_layout.h"
 #include "binding/binding_plan.h"
-#include "binding/keyword_shapes.h"
+#include "binding/function_binding.h"
+#include "py_call.h"
 
 namespace kwcall {
 namespace python {
@@ -72,14 +73,12 @@ class FunctionState {
     return Py_TYPE(obj) == sentinel_type_ && ChandleOf(obj) == sentinel_handle_;
   }
 
-  const BindingPlan& plan() const { return *plan_; }
-  KeywordShapes& shapes() const { return *shapes_; }
-  const Signature& signature() const { return plan_->signature(); }
-  int32_t arity() const { return arity_; }
-  /*! \brief The interned parameter names, one per parameter. */
-  const std::vector<PyObject*>& names() const { return names_; }
-  /*! \brief One per parameter: its default object, nullptr where it has none. */
-  PyObject* const* defaults() const { return defaults_.data(); }
+  /*! \brief What a Python call binds against (py_call.h). */
+  const PyParams& params() const { return params_; }
+  const BindingPlan& plan() const { return params_.plan(); }
+  const FunctionBinding& binding() const { return *params_.binding; }
+  const Signature& signature() const { return params_.plan().signature(); }
+  int32_t arity() const { return params_.arity; }
   /*! \brief The C++ kwcall function, which the state holds (a new instance's handle). */
   const ffi::Function& function() const { return function_; }
   PyObject* target() const { return target_; }
@@ -95,15 +94,12 @@ class FunctionState {
   // Makes ffi_callees_ for `handle`; false with an exception set.
   bool MakeCallees(void* handle);
 
-  ffi::Function function_;             // the C++ kwcall function: owns plan_ and shapes_
-  const BindingPlan* plan_ = nullptr;  // function_'s
-  KeywordShapes* shapes_ = nullptr;    // function_'s
-  int32_t arity_ = 0;
+  ffi::Function function_;  // the C++ kwcall function: owns the plan and the shapes
+  PyParams params_;         // function_'s binding; the names owned, the defaults borrowed
+                            // from defaults_tuple_
   // The KWARGS sentinel (ffi_objects.h), copied here so that a call reads it beside the rest.
   PyTypeObject* sentinel_type_ = nullptr;
   void* sentinel_handle_ = nullptr;
-  std::vector<PyObject*> names_;        // interned, owned
-  std::vector<PyObject*> defaults_;     // borrowed from defaults_tuple_; nullptr where none
   PyObject* target_ = nullptr;          // owned
   PyObject* signature_obj_ = nullptr;   // owned
   PyObject* defaults_tuple_ = nullptr;  // owned

@@ -97,22 +97,24 @@ bool PyKeys::Shown(int32_t k, std::string_view* text) const {
 }
 
 bool PyCall::BindFull(PyObject** bound) const {
+  const BindingPlan& plan = params_.plan();
   if (num_keywords_ > INT32_MAX) {
     SetTypeError(
-        binding_errors::TooManyToBind(plan_.signature(), num_keywords_, "keyword arguments"));
+        binding_errors::TooManyToBind(plan.signature(), num_keywords_, "keyword arguments"));
     return false;
   }
-  const int32_t arity = plan_.arity();
+  const int32_t arity = plan.arity();
   SmallArray<Slot> slots(arity);
   std::string error;
-  if (!BindSlots(plan_.signature(), nargs_, PyKeys(kwnames_, names_, plan_), slots.data(),
+  if (!BindSlots(plan.signature(), nargs_, PyKeys(kwnames_, params_.names, plan), slots.data(),
                  &error)) {
     if (!PyErr_Occurred()) SetTypeError(error);
     return false;
   }
   const int32_t n = static_cast<int32_t>(nargs_);  // bound: at most the signature's size
-  shapes_.RememberSlots(slots.data(), arity, n, static_cast<int32_t>(num_keywords_));
-  FillBound(slots.data(), arity, n, args_, args_ + nargs_, 1, defaults_, bound);
+  params_.binding->shapes.RememberSlots(slots.data(), arity, n,
+                                        static_cast<int32_t>(num_keywords_));
+  FillBound(slots.data(), arity, n, args_, args_ + nargs_, 1, defaults(), bound);
   return true;
 }
 

@@ -3,8 +3,8 @@
 // against the interned parameter names first, exact strings by their text (FindPlainKey, which
 // runs no __eq__); anything else (a str subclass, which may run its own __eq__) is left to the
 // full rules, PyCall::BindFull, which read the keys through PyKeys, the Keys of BindSlots
-// (src/binding/binder.h); and the TypeError they set. Below the entry points, which make a
-// PyCall from a function's state; it reads nothing of them.
+// (src/binding/binder.h); and the TypeError they set. A call binds against PyParams, which each
+// function's state keeps (function_state.h); nothing here reads the state.
 #ifndef KWCALL_PYTHON_EXT_PY_CALL_H_
 #define KWCALL_PYTHON_EXT_PY_CALL_H_
 
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "binding/binding_plan.h"
-#include "binding/keyword_shapes.h"
+#include "binding/function_binding.h"
 #include "binding/param_names.h"
 
 namespace kwcall {
@@ -103,20 +103,26 @@ class PyKeys {
 };
 
 /*!
- * \brief A Python call without a KWARGS sentinel among its values (the entry points check),
- *        bound against one function: its plan, the keyword shapes it has learnt, its interned
- *        parameter names and its default objects.
+ * \brief What a Python call of one function binds against, kept by the function's state
+ *        (function_state.h): its C++ function's binding (the plan and the keyword shapes) and
+ *        its parameters as Python objects.
  */
+struct PyParams {
+  const FunctionBinding* binding = nullptr;
+  int32_t arity = 0;                // the plan's, beside the rest: a call reads it first
+  std::vector<PyObject*> names;     // interned, one per parameter
+  std::vector<PyObject*> defaults;  // one per parameter: its default object, nullptr if none
+
+  const BindingPlan& plan() const { return binding->plan; }
+};
+
+/*! \brief A Python call without a KWARGS sentinel among its values (the entry points check). */
 class PyCall {
  public:
   using Value = PyObject*;
 
-  PyCall(const BindingPlan& plan, KeywordShapes& shapes, const std::vector<PyObject*>& names,
-         PyObject* const* defaults, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames)
-      : plan_(plan),
-        shapes_(shapes),
-        names_(names),
-        defaults_(defaults),
+  PyCall(const PyParams& params, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames)
+      : params_(params),
         args_(args),
         kwnames_(kwnames),
         nargs_(nargs),
@@ -128,13 +134,13 @@ class PyCall {
   int32_t num_keywords() const { return static_cast<int32_t>(num_keywords_); }
   PyObject* const& positional(int32_t i) const { return args_[i]; }
   PyObject* const& keyword_value(int32_t k) const { return args_[nargs_ + k]; }
-  PyObject* const* defaults() const { return defaults_; }
+  PyObject* const* defaults() const { return params_.defaults.data(); }
 
   bool KeyIs(int32_t k, int32_t param) const {
-    return PyTuple_GET_ITEM(kwnames_, k) == names_[param];
+    return PyTuple_GET_ITEM(kwnames_, k) == params_.names[param];
   }
   ParamLookup FindKey(int32_t k, int32_t* hint) const {
-    return FindPlainKey(PyTuple_GET_ITEM(kwnames_, k), names_, plan_, hint);
+    return FindPlainKey(PyTuple_GET_ITEM(kwnames_, k), params_.names, params_.plan(), hint);
   }
   /*!
    * \brief CPython's rules in full (binder.h), which set CPython's TypeError when the call does
@@ -142,13 +148,10 @@ class PyCall {
    */
   [[gnu::noinline]] bool BindFull(PyObject** bound) const;
   /*! \brief Whether the pipeline's int32 counts hold the call (else only BindFull words it). */
-  bool fits_pipeline() const { return nargs_ <= plan_.arity() && num_keywords_ <= INT32_MAX; }
+  bool fits_pipeline() const { return nargs_ <= params_.arity && num_keywords_ <= INT32_MAX; }
 
  private:
-  const BindingPlan& plan_;
-  KeywordShapes& shapes_;
-  const std::vector<PyObject*>& names_;
-  PyObject* const* defaults_;
+  const PyParams& params_;
   PyObject* const* args_;
   PyObject* kwnames_;
   Py_ssize_t nargs_;

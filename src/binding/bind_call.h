@@ -25,6 +25,7 @@
 #include <utility>
 
 #include "binding/binding_plan.h"
+#include "binding/function_binding.h"
 #include "binding/keyword_shapes.h"
 #include "binding/param_names.h"
 #include "compat.h"  // TVM_FFI_INLINE, from the header the tvm-ffi release has
@@ -169,15 +170,16 @@ template <typename Call>
 
 /*!
  * \brief Bind one call that is not forwarded as it is into `bound` (arity entries).
- * \param plan The function's plan, fixed when it was made.
- * \param shapes The keyword shapes the function has learnt: read, and added to when a new
- *        shape binds.
+ * \param binding The function's plan, fixed when it was made, and the keyword shapes it has
+ *        learnt: read, and added to when a new shape binds.
  * \tparam Call a CallAdapter (see CheckCallAdapter).
  * \return Whether the call bound; false only from BindFull, with its error reported.
  */
 template <typename Call>
-TVM_FFI_INLINE bool BindCall(const BindingPlan& plan, KeywordShapes& shapes, const Call& call,
+TVM_FFI_INLINE bool BindCall(const FunctionBinding& binding, const Call& call,
                              typename Call::Value* bound) {
+  const BindingPlan& plan = binding.plan;
+  KeywordShapes& shapes = binding.shapes;
   static_assert(CheckCallAdapter<Call>());
   const int32_t nargs = call.nargs();
   const int32_t num_keywords = call.num_keywords();
