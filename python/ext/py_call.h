@@ -1,10 +1,10 @@
-// One Python call as the bind pipeline reads it: PyCall, its CallAdapter (src/binding/
-// bind_call.h), whose keys are compared as CPython compares them (initialize_locals): by pointer
-// against the interned parameter names first, exact strings by their text (FindPlainKey, which
-// runs no __eq__); anything else (a str subclass, which may run its own __eq__) is left to the
-// full rules, PyCall::BindFull, which read the keys through PyKeys, the Keys of BindSlots
-// (src/binding/binder.h); and the TypeError they set. A call binds against PyParams, which each
-// function's state keeps (function_state.h); nothing here reads the state.
+// One Python call as the bind pipeline reads it: PyCall, its CallAdapter
+// (src/binding/bind_call.h). Keys are compared as CPython compares them (initialize_locals): by
+// pointer against the interned parameter names first, exact strings by their text
+// (FindPlainKey, which runs no __eq__); anything else (a str subclass, which may run its own
+// __eq__) is left to the full rules, PyCall::BindFull, which read the keys through PyKeys, the
+// Keys of BindSlots (src/binding/binder.h), and set the TypeError. A call binds against
+// PyParams, which each function's state keeps (function_state.h); nothing here reads the state.
 #ifndef KWCALL_PYTHON_EXT_PY_CALL_H_
 #define KWCALL_PYTHON_EXT_PY_CALL_H_
 

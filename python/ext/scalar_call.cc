@@ -1,4 +1,5 @@
-// Calls whose arguments are plain scalars (scalar_call.h). The packing mirrors tvm-ffi's
+// A Python call of a tvm_ffi.Function with bound objects (scalar_call.h): plain scalars packed
+// and called here, anything else through tvm_ffi.Function.__call__. The packing mirrors tvm-ffi's
 // argument setters for these types (python/tvm_ffi/cython/tvm_ffi_python_helpers.h, the same in
 // every supported apache-tvm-ffi release): None, bool, int (exactly `int`; one that does not fit
 // int64 is left to tvm-ffi, which converts or refuses it) and float (exactly `float`). The
