@@ -118,10 +118,10 @@ class KeywordShapes {
            std::memcmp(a.params, b.params, sizeof(a.params)) == 0;
   }
 
-  const bool fit_masks_;
   std::atomic<const Shape*> shapes_[kMaxShapes] = {};
   mutable std::atomic<int32_t> last_{0};
   std::mutex mu_;
+  const bool fit_masks_;  // after the rest: the shapes every caller reads start the object
 };
 
 }  // namespace kwcall
