@@ -14,13 +14,10 @@ and put the tables side by side.
 from __future__ import annotations
 
 import argparse
-import os
-import re
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
+import callgrind_runs
 import kwcall
 import tvm_ffi
 import tvm_ffi.cpp
@@ -84,25 +81,10 @@ def main() -> None:
     if args.inner:
         count(args.number)
         return
-    with tempfile.TemporaryDirectory() as scratch:
-        folder = args.keep or scratch
-        os.makedirs(folder, exist_ok=True)
-        subprocess.run(
-            ["valgrind", "--tool=callgrind", "--instr-atstart=no",
-             f"--callgrind-out-file={os.path.join(folder, 'callgrind.out')}",
-             sys.executable, __file__, "--inner", "--number", str(args.number)],
-            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            # One string hash seed: CPython's dict probes for the keywords then repeat exactly.
-            env={**os.environ, "PYTHONHASHSEED": "0"},
-        )  # fmt: skip
-        counted = {}
-        for path in sorted(Path(folder).glob("callgrind.out*")):
-            text = path.read_text(errors="replace")
-            trigger = re.search(r"^desc: Trigger: Client Request: route(\d+)$", text, re.M)
-            totals = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
-            if trigger and totals:
-                counted[int(trigger.group(1))] = int(totals.group(1)) / args.number
-    rows = {name: counted.get(i) for i, name in enumerate(route_names())}
+    counted = callgrind_runs.per_call(
+        [__file__, "--inner", "--number", str(args.number)], args.number, args.keep
+    )
+    rows = {name: counted.get(f"route{i}") for i, name in enumerate(route_names())}
     print(
         f"kwcall {kwcall.__version__}, Python {sys.version.split()[0]}, apache-tvm-ffi "
         f"{tvm_ffi.__version__}: callgrind, {args.number} calls a route"
