@@ -21,14 +21,11 @@ The function is the C++ ``axpy`` of tests/python/native/torch_targets.cc (out = 
 from __future__ import annotations
 
 import argparse
-import os
-import re
-import subprocess
 import sys
-import tempfile
 import timeit
 from pathlib import Path
 
+import callgrind_runs
 import kwcall
 import kwcall.torch
 import tvm_ffi
@@ -111,22 +108,9 @@ def count_routes(number: int) -> None:
 
 
 def callgrind(number: int, keep: str | None) -> None:
-    with tempfile.TemporaryDirectory() as scratch:
-        out = keep or scratch
-        os.makedirs(out, exist_ok=True)
-        prefix = os.path.join(out, "callgrind.out")
-        subprocess.run(
-            ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={prefix}",
-             sys.executable, __file__, "--inner-callgrind", "--number", str(number)],
-            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        rows = {}
-        for path in sorted(Path(out).glob("callgrind.out*")):
-            text = path.read_text(errors="replace")
-            trigger = re.search(r"^desc: Trigger: Client Request: (.+)$", text, re.M)
-            totals = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
-            if trigger and totals:
-                rows[trigger.group(1).strip()] = int(totals.group(1)) / number
+    rows = callgrind_runs.per_call(
+        [__file__, "--inner-callgrind", "--number", str(number)], number, keep
+    )
     order = [name for name in routes_order() if name in rows]
     print(f"torch {torch.__version__}, Python {sys.version.split()[0]}: callgrind, {number} calls")
     table({name: rows[name] for name in order}, "instructions", ",.0f")

@@ -42,7 +42,7 @@ CallSite::CallSite(ffi::Function f, int32_t num_positional, std::vector<std::str
       arity_(signature_.num_params()),
       num_positional_(num_positional),
       keywords_(std::move(keywords)) {
-  const BindingPlan& plan = *PlanOf(f.get());
+  const BindingPlan& plan = KwFunctionOf(f.get())->plan();
   if (num_positional < 0) {
     TVM_FFI_THROW(ValueError) << "kwcall::CallSite for " << signature_.name()
                               << "(): the number of positional values must be 0 or more, got "

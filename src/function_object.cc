@@ -23,9 +23,9 @@ KwFunctionObj::KwFunctionObj(ffi::Function target, Signature signature)
                                          : CallThroughSafeCall),
       sentinel_(KwargsSentinel().get()),
       arity_(signature.num_params()),
-      plan_(std::move(signature)) {
+      binding_(std::move(signature)) {
   this->safe_call = SafeCall;
-  this->cpp_call = reinterpret_cast<void*>(EntryFor(plan_));
+  this->cpp_call = reinterpret_cast<void*>(EntryFor(binding_.plan));
 }
 
 // The entry point, fixed by the signature: a forward unrolled for the arity when it is small,
@@ -95,24 +95,25 @@ template <bool kWide>
   const auto num_keywords = static_cast<int32_t>(tail.num_keywords);
   // No pointer arithmetic past a call without a tail: the array may be null when empty.
   const TVMFFIAny* pairs = num_keywords ? raw + nargs + 1 : nullptr;
-  const PackedCall call(plan_, raw, nargs, pairs, num_keywords, sentinel_);
+  const PackedCall call(binding_.plan, raw, nargs, pairs, num_keywords, sentinel_);
   if constexpr (kWide) {
     SmallArray<TVMFFIAny, BindingPlan::kMaxMaskArity> bound(arity_);
-    BindCall(plan_, call, bound.data());
+    BindCall(binding_, call, bound.data());
     target_call_(target_obj_, reinterpret_cast<const ffi::AnyView*>(bound.data()), arity_, result);
   } else {
     TVMFFIAny bound[BindingPlan::kStackArity];
-    BindCall(plan_, call, bound);
+    BindCall(binding_, call, bound);
     target_call_(target_obj_, reinterpret_cast<const ffi::AnyView*>(bound), arity_, result);
   }
 }
 
 void KwFunctionObj::ThrowBadCount(int32_t num_args) const {
-  TVM_FFI_THROW(ValueError) << binding_errors::InvalidArgumentCount(plan_.signature(), num_args);
+  TVM_FFI_THROW(ValueError) << binding_errors::InvalidArgumentCount(binding_.plan.signature(),
+                                                                    num_args);
 }
 
 void KwFunctionObj::ThrowOddTail(int32_t tail) const {
-  TVM_FFI_THROW(TypeError) << binding_errors::KwargsTailOdd(plan_.signature(), tail);
+  TVM_FFI_THROW(TypeError) << binding_errors::KwargsTailOdd(binding_.plan.signature(), tail);
 }
 
 ffi::Function MakeFunction(ffi::Function target, Signature signature) {
@@ -133,9 +134,6 @@ ffi::Optional<ffi::Function> GetTarget(const ffi::Function& f) {
   return std::nullopt;
 }
 
-const BindingPlan* PlanOf(const ffi::FunctionObj* f) {
-  const KwFunctionObj* obj = KwFunctionObj::Cast(f);
-  return obj != nullptr ? &obj->plan() : nullptr;
-}
+const KwFunctionObj* KwFunctionOf(const ffi::FunctionObj* f) { return KwFunctionObj::Cast(f); }
 
 }  // namespace kwcall

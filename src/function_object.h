@@ -1,4 +1,5 @@
-// The kwcall function object: a tvm-ffi function that owns a target and its binding plan.
+// The kwcall function object: a tvm-ffi function that owns a target and what binds its calls
+// (binding/function_binding.h: the plan, and the keyword shapes its calls have bound).
 // Its C++ entry point is chosen when it is made, from the plan's arity (EntryFor): a
 // full-arity call without KWARGS is forwarded untouched; every other call goes through the
 // bind pipeline (binding/bind_call.h, through the adapter in packed_call.h).
@@ -11,7 +12,7 @@
 
 #include <cstdint>
 
-#include "binding/binding_plan.h"
+#include "binding/function_binding.h"
 
 namespace kwcall {
 
@@ -28,7 +29,9 @@ class KwFunctionObj : public ffi::FunctionObj {
   }
 
   const ffi::Function& target() const { return target_; }
-  const BindingPlan& plan() const { return plan_; }
+  const BindingPlan& plan() const { return binding_.plan; }
+  /*! \brief The plan and the keyword shapes (both languages' calls learn them). */
+  const FunctionBinding& binding() const { return binding_; }
 
  private:
   static constexpr int32_t kAnyArity = -1;  // Entry reads the arity from the object
@@ -52,17 +55,17 @@ class KwFunctionObj : public ffi::FunctionObj {
   FCall target_call_;  // what target_obj_->CallPacked would call, chosen once
   const void* sentinel_;
   int32_t arity_;  // the forward's count, beside the other fields it reads
-  BindingPlan plan_;
+  FunctionBinding binding_;
 };
 
 /*!
- * \brief The plan of `f` when it is a kwcall function, else nullptr.
+ * \brief `f` as a kwcall function object, else nullptr.
  *
- * The one internal function libkwcall exports: the Python extension binds through the plan of
- * the C++ function it wraps, and only libkwcall can tell its own function objects apart. No
- * installed header declares it.
+ * The one internal function libkwcall exports: the Python extension binds through the binding
+ * (the plan and the shapes) of the C++ function it wraps, and only libkwcall can tell its own
+ * function objects apart. No installed header declares it.
  */
-KWCALL_API const BindingPlan* PlanOf(const ffi::FunctionObj* f);
+KWCALL_API const KwFunctionObj* KwFunctionOf(const ffi::FunctionObj* f);
 
 }  // namespace kwcall
 

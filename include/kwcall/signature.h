@@ -36,10 +36,9 @@ enum class ParamKind : int32_t {
   kKeywordOnly = 3,
 };
 
-/*!
- * \brief Limits every signature is checked against; exceeding one is a ValueError that names
- *        the limit.
- */
+// The limits every signature is checked against; exceeding one is a ValueError that names the
+// limit.
+
 /*! \brief Parameters in one signature. */
 inline constexpr int32_t kMaxParams = 1024;
 /*! \brief Bytes (UTF-8) in a parameter name or a display name. */

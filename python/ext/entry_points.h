@@ -5,18 +5,18 @@
 
 #include <Python.h>
 
-#include "py_binder.h"
+#include "function_state.h"
 
 namespace kwcall {
 namespace python {
 
 /*!
- * \brief The entry point of an instance whose binder is `binder`, from its plan's call kind and
+ * \brief The entry point of an instance whose state is `state`, from its plan's call kind and
  *        its preprocess step: a full-arity positional call of a native kind goes to the target
- *        as it is; every other call is bound to the signature (PyBinder::BindAndCall); with a
- *        preprocess step, each call's (args, kwargs) go through the step first.
+ *        as it is; every other call is bound to the signature; with a preprocess step, each
+ *        call's (args, kwargs) go through the step first.
  */
-vectorcallfunc EntryPointFor(const PyBinder& binder);
+vectorcallfunc EntryPointFor(const FunctionState& state);
 
 }  // namespace python
 }  // namespace kwcall

@@ -42,13 +42,13 @@ bool InitFfiObjects() {
                       "returns; kwcall and tvm_ffi load different libtvm_ffi copies");
     }
   }
-  if (ok) return true;  // the references are kept for the life of the process
+  Py_XDECREF(probe);  // only the layout check reads it
+  Py_DECREF(core);
+  if (ok) return true;  // the other references are kept for the life of the process
   Py_XDECREF(function);
   Py_XDECREF(object);
   Py_XDECREF(sentinel);
-  Py_XDECREF(probe);
   Py_XDECREF(convert);
-  Py_DECREF(core);
   return false;
 }
 

@@ -15,8 +15,7 @@
 #include "critical_section.h"
 #include "entry_points.h"
 #include "ffi_objects.h"
-#include "function_layout.h"
-#include "py_binder.h"
+#include "function_state.h"
 
 namespace kwcall {
 namespace python {
@@ -73,24 +72,24 @@ PyObject* UnpackFunction() {
 
 // -- lifetime --------------------------------------------------------------------------------
 
-// A new instance of `cls` that takes over `binder` (nullptr with an exception set, the binder
-// freed): its handle that binder's C++ function, its entry point EntryPointFor's. The one place
+// A new instance of `cls` that takes over `state` (nullptr with an exception set, the state
+// freed): its handle that state's C++ function, its entry point EntryPointFor's. The one place
 // an instance's fields are written, before any other thread can have it.
-PyObject* NewInstance(PyTypeObject* cls, PyBinder* binder) {
+PyObject* NewInstance(PyTypeObject* cls, FunctionState* state) {
   // Cython's __cinit__ takes no arguments: the base tp_new gets an empty tuple.
   PyObject* empty = PyTuple_New(0);
   PyObject* self = empty ? FfiObjects().function_type->tp_new(cls, empty, nullptr) : nullptr;
   Py_XDECREF(empty);
   if (self == nullptr) {
-    delete binder;
+    delete state;
     return nullptr;
   }
-  void* handle = ffi::details::ObjectUnsafe::GetHeader(binder->function().get());
+  void* handle = ffi::details::ObjectUnsafe::GetHeader(state->function().get());
   TVMFFIObjectIncRef(handle);
   ChandleOf(self) = handle;  // null until now: tp_new made no handle
-  Fields(self).binder = binder;
-  Fields(self).vectorcall = EntryPointFor(*binder);
-  binder->SelectCallee(ReleasesGil(self));
+  Fields(self).state = state;
+  Fields(self).vectorcall = EntryPointFor(*state);
+  state->SelectCallee(ReleasesGil(self));
 #if defined(Py_GIL_DISABLED) && PY_VERSION_HEX >= 0x030E0000
   // A module-level function is shared by every thread that calls it, and each call would write
   // its reference count: deferred, the count is left alone, and the collector frees it.
@@ -103,13 +102,13 @@ PyObject* NewInstance(PyTypeObject* cls, PyBinder* binder) {
 // the GIL: plain reads, and no lock (a critical section here could wait on a stopped thread).
 int Traverse(PyObject* self, visitproc visit, void* arg) {
   Py_VISIT(Py_TYPE(self));
-  if (const PyBinder* b = Fields(self).binder) {
-    if (int err = b->Traverse(self, visit, arg)) return err;
+  if (const FunctionState* state = Fields(self).state) {
+    if (int err = state->Traverse(self, visit, arg)) return err;
   }
   return FfiObjects().function_type->tp_traverse(self, visit, arg);
 }
 
-// Clears the instance's __dict__ only. The binder's references are set when the instance is
+// Clears the instance's __dict__ only. The state's references are set when the instance is
 // made and never change, so none of them can close a cycle through the instance unless an
 // object made before it was changed to refer to it (a list, a dict, an instance): clearing
 // that object breaks the cycle, as for a tuple, which has no tp_clear. A cleared instance
@@ -120,7 +119,7 @@ void Dealloc(PyObject* self) {
   PyTypeObject* type = Py_TYPE(self);
   PyObject_GC_UnTrack(self);
   if (Fields(self).weakrefs != nullptr) PyObject_ClearWeakRefs(self);
-  delete Fields(self).binder;  // with it, the reference to the C++ function it binds with
+  delete Fields(self).state;  // with it, the reference to the C++ function it binds with
   FfiObjects().function_type->tp_dealloc(self);
   Py_DECREF(type);
 }
@@ -135,26 +134,27 @@ PyObject* New(PyTypeObject*, PyObject*, PyObject*) {
 // -- attributes and methods ------------------------------------------------------------------
 
 PyObject* Repr(PyObject* self) {
-  const PyBinder* b = Fields(self).binder;
-  const std::string& name = b->signature().name();
+  const FunctionState* state = Fields(self).state;
+  const std::string& name = state->signature().name();
   PyObject* shown =
       PyUnicode_DecodeUTF8(name.data(), static_cast<Py_ssize_t>(name.size()), "replace");
   if (shown == nullptr) return nullptr;
   PyObject* repr =
-      PyUnicode_FromFormat("<%s %U%S>", Py_TYPE(self)->tp_name, shown, b->signature_obj());
+      PyUnicode_FromFormat("<%s %U%S>", Py_TYPE(self)->tp_name, shown, state->signature_obj());
   Py_DECREF(shown);
   return repr;
 }
 
 PyObject* GetSignatureAttr(PyObject* self, void*) {
-  return Py_NewRef(Fields(self).binder->signature_obj());
+  return Py_NewRef(Fields(self).state->signature_obj());
 }
 
-PyObject* GetTargetAttr(PyObject* self, void*) { return Py_NewRef(Fields(self).binder->target()); }
+PyObject* GetTargetAttr(PyObject* self, void*) { return Py_NewRef(Fields(self).state->target()); }
 
-// inspect.signature(f): the signature's inspect form, made when asked for.
+// inspect.signature(f): the signature's inspect form, which the kwcall.Signature makes when
+// asked for (a cold property: the one place the extension asks the Python package anything).
 PyObject* GetInspectSignature(PyObject* self, void*) {
-  return PyObject_CallMethod(Fields(self).binder->signature_obj(), "to_inspect", nullptr);
+  return PyObject_CallMethod(Fields(self).state->signature_obj(), "to_inspect", nullptr);
 }
 
 // tvm_ffi.convert() turns callables into new Python callbacks but hands an
@@ -169,11 +169,11 @@ PyObject* AsObject(PyObject* self, PyObject*) {
 // attributes. The function itself is immutable; its C++ function is shared, as C++ callers
 // share it.
 PyObject* Copy(PyObject* self, PyObject*) {
-  PyBinder* binder = Fields(self).binder->Copy();  // with the copy's own private callees
-  PyObject* copy = binder ? NewInstance(Py_TYPE(self), binder) : nullptr;
+  FunctionState* state = Fields(self).state->Copy();  // with the copy's own private callees
+  PyObject* copy = state ? NewInstance(Py_TYPE(self), state) : nullptr;
   if (copy == nullptr) return nullptr;
   ReleaseGilOf(copy) = ReleasesGil(self);
-  binder->SelectCallee(ReleasesGil(copy));
+  state->SelectCallee(ReleasesGil(copy));
   if (PyObject* dict = reinterpret_cast<BaseLayout*>(self)->dict) {
     PyObject* copied = PyDict_Copy(dict);
     if (copied == nullptr) {
@@ -196,7 +196,7 @@ PyObject* Reduce(PyObject* self, PyObject*) {
 }
 
 // tvm-ffi's methods that give an object another handle (or none) are refused: an instance keeps
-// the C++ function it was made with (its binder holds that function whatever the handle is, so
+// the C++ function it was made with (its state holds that function whatever the handle is, so
 // a call through tvm_ffi.core.CObject's own methods stays safe too).
 PyObject* RefuseNewHandle(PyObject* self, const char* method) {
   PyErr_Format(PyExc_TypeError,
@@ -226,7 +226,7 @@ PyObject* SetState(PyObject* self, PyObject*) {
 }
 
 // release_gil is tvm_ffi.Function's property, wrapped so that setting it also settles the
-// private callee calls use (PyBinder::SelectCallee): a call then reads neither the setting
+// private callee calls use (FunctionState::SelectCallee): a call then reads neither the setting
 // nor anything else about it.
 PyObject* g_base_release_gil = nullptr;  // tvm_ffi.Function.release_gil, its descriptor
 
@@ -240,7 +240,7 @@ int SetReleaseGil(PyObject* self, PyObject* value, void*) {
   // Each setter picks inside the section, reading the setting then: the last to pick reads the
   // setting last written, so the callee follows it.
   KWCALL_BEGIN_CRITICAL_SECTION(self);
-  Fields(self).binder->SelectCallee(ReleasesGil(self));
+  Fields(self).state->SelectCallee(ReleasesGil(self));
   KWCALL_END_CRITICAL_SECTION();
   return 0;
 }
@@ -364,9 +364,14 @@ PyObject* NewErrorFunction(const char* message) {
   return fn;
 }
 
-PyObject* Make(PyTypeObject* cls, PyObject* target, PyObject* signature, PyObject* preprocess) {
+PyObject* Make(PyTypeObject* cls, PyObject* target, PyObject* signature, PyObject* defaults,
+               PyObject* name, PyObject* preprocess) {
   if (!PyType_IsSubtype(cls, g_function_type)) {
     PyErr_SetString(PyExc_TypeError, "cls must be kwcall.Function or derived from it");
+    return nullptr;
+  }
+  if (!PyUnicode_Check(name)) {
+    PyErr_Format(PyExc_TypeError, "name must be a str, got %s", Py_TYPE(name)->tp_name);
     return nullptr;
   }
   if (preprocess == Py_None) preprocess = nullptr;
@@ -378,11 +383,9 @@ PyObject* Make(PyTypeObject* cls, PyObject* target, PyObject* signature, PyObjec
   if (!sig.has_value()) return nullptr;
   PyObject* ffi_target = FfiTargetOf(target);
   if (ffi_target == nullptr) return nullptr;
-  PyObject* defaults = PyObject_CallMethod(signature, "param_defaults", nullptr);
   PyObject* unpack_fn = sig->has_unpack() ? UnpackFunction() : Py_NewRef(Py_None);
-  PyObject* name = PyObject_GetAttrString(signature, "name");
-  PyBinder* binder = nullptr;
-  if (defaults != nullptr && unpack_fn != nullptr && name != nullptr) {
+  FunctionState* state = nullptr;
+  if (unpack_fn != nullptr) {
     std::optional<ffi::Function> function;
     try {
       function = MakeFunction(ffi::details::ObjectUnsafe::ObjectRefFromObjectPtr<ffi::Function>(
@@ -393,19 +396,17 @@ PyObject* Make(PyTypeObject* cls, PyObject* target, PyObject* signature, PyObjec
       PyErr_SetString(PyExc_RuntimeError, err.what());
     }
     if (function.has_value()) {
-      binder =
-          PyBinder::Make(*std::move(function), target, signature, defaults, unpack_fn, preprocess);
+      state = FunctionState::Make(*std::move(function), target, signature, defaults, unpack_fn,
+                                  preprocess);
     }
   }
-  PyObject* self = binder ? NewInstance(cls, binder) : nullptr;
+  PyObject* self = state ? NewInstance(cls, state) : nullptr;
   if (self != nullptr && (PyObject_SetAttrString(self, "__name__", name) < 0 ||
                           PyObject_SetAttrString(self, "__qualname__", name) < 0)) {
     Py_CLEAR(self);
   }
   Py_DECREF(ffi_target);
-  Py_XDECREF(defaults);
   Py_XDECREF(unpack_fn);
-  Py_XDECREF(name);
   return self;
 }
 

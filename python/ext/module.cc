@@ -8,7 +8,7 @@
 #include "eager_call.h"
 #include "ffi_objects.h"
 #include "function_type.h"
-#include "py_keys.h"
+#include "py_call.h"
 #include "scalar_call.h"
 
 namespace kwcall {
@@ -35,15 +35,16 @@ PyObject* PyErrorFunction(PyObject*, PyObject* message) {
   return NewErrorFunction(text);
 }
 
-// _kwcall.make(cls, target, signature, preprocess=None)
+// _kwcall.make(cls, target, signature, defaults, name, preprocess=None)
 PyObject* PyMake(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs < 3 || nargs > 4 || !PyType_Check(args[0])) {
+  if (nargs < 5 || nargs > 6 || !PyType_Check(args[0])) {
     PyErr_SetString(PyExc_TypeError,
-                    "make(cls: type[kwcall.Function], target, signature, preprocess=None)");
+                    "make(cls: type[kwcall.Function], target, signature: kwcall.Signature, "
+                    "defaults: tuple, name: str, preprocess=None)");
     return nullptr;
   }
-  return Make(reinterpret_cast<PyTypeObject*>(args[0]), args[1], args[2],
-              nargs == 4 ? args[3] : nullptr);
+  return Make(reinterpret_cast<PyTypeObject*>(args[0]), args[1], args[2], args[3], args[4],
+              nargs == 6 ? args[5] : nullptr);
 }
 
 // A dispatch table's miss waits for another thread's compile, whose compile function is Python:
@@ -83,8 +84,8 @@ PyMethodDef kMethods[] = {
     {"derive_type", Fast(PyDeriveType), METH_FASTCALL,
      "Create a type derived from kwcall.Function that keeps its vectorcall."},
     {"make", Fast(PyMake), METH_FASTCALL,
-     "Create an instance of a kwcall.Function type, whole: its target, signature and "
-     "preprocess step."},
+     "Create an instance of a kwcall.Function type, whole: its target, signature, default "
+     "objects, name and preprocess step."},
     {"eager_call", Fast(PyEagerCall), METH_FASTCALL,
      "A torch operator's eager call: its direct function in plain eager mode, else the "
      "operator (kwcall.torch.register)."},

@@ -1,4 +1,5 @@
-// Calls whose arguments are plain scalars (scalar_call.h). The packing mirrors tvm-ffi's
+// A Python call of a tvm_ffi.Function with bound objects (scalar_call.h): plain scalars packed
+// and called here, anything else through tvm_ffi.Function.__call__. The packing mirrors tvm-ffi's
 // argument setters for these types (python/tvm_ffi/cython/tvm_ffi_python_helpers.h, the same in
 // every supported apache-tvm-ffi release): None, bool, int (exactly `int`; one that does not fit
 // int64 is left to tvm-ffi, which converts or refuses it) and float (exactly `float`). The
@@ -27,8 +28,13 @@ struct HandOver {
 };
 thread_local HandOver t_hand_over;
 
+// Calls with more arguments than this take tvm-ffi's own path.
+constexpr Py_ssize_t kMaxScalarArgs = 16;
+
 PyObject* g_hand_back = nullptr;  // a tvm_ffi.Function whose call runs HandBack; never freed
 PyObject* g_no_args = nullptr;    // ()
+// tvm_ffi.Function.__call__ (ffi_objects.h), copied here so that a call reads it beside the rest.
+ternaryfunc g_function_call = nullptr;
 
 // g_hand_back's C function: gives back what this thread handed over, so that
 // tvm_ffi.Function.__call__ converts it as if the function it stands for had returned it.
@@ -49,7 +55,7 @@ int HandBack(void*, const TVMFFIAny*, int32_t, TVMFFIAny* result) {
   return 0;
 }
 
-PyObject* ThroughTvmFfi() { return FfiObjects().function_call(g_hand_back, g_no_args, nullptr); }
+PyObject* ThroughTvmFfi() { return g_function_call(g_hand_back, g_no_args, nullptr); }
 
 // The thread's hand-over, emptied first of what a hand-over that never reached HandBack (its
 // call failed before it ran) left behind.
@@ -126,8 +132,11 @@ PyObject* RaiseError(int rc) {
   return ThroughTvmFfi();
 }
 
-}  // namespace
-
+// Calls `handle` with `args` when every one is None, a bool, an int (exactly `int`, within int64)
+// or a float (exactly `float`), releasing the GIL for the call when `release_gil` is set, as
+// tvm_ffi.Function.__call__ does: true, with *result the call's result (a new reference) or
+// nullptr with the exception tvm-ffi raises for the error. False, having called nothing, for
+// any other argument or more than kMaxScalarArgs.
 bool CallWithScalars(void* handle, bool release_gil, PyObject* const* args, Py_ssize_t n,
                      PyObject** result) {
   if (n > kMaxScalarArgs) return false;
@@ -148,7 +157,21 @@ bool CallWithScalars(void* handle, bool release_gil, PyObject* const* args, Py_s
   return true;
 }
 
+}  // namespace
+
+PyObject* CallFfiFunction(PyObject* fn, PyObject* const* args, Py_ssize_t n) {
+  PyObject* result;
+  if (CallWithScalars(ChandleOf(fn), ReleasesGil(fn), args, n, &result)) return result;
+  PyObject* tuple = PyTuple_New(n);
+  if (tuple == nullptr) return nullptr;
+  for (Py_ssize_t i = 0; i < n; ++i) PyTuple_SET_ITEM(tuple, i, Py_NewRef(args[i]));
+  result = g_function_call(fn, tuple, nullptr);
+  Py_DECREF(tuple);
+  return result;
+}
+
 bool InitScalarCall() {
+  g_function_call = FfiObjects().function_call;
   TVMFFIObjectHandle handle = nullptr;
   if (TVMFFIFunctionCreate(nullptr, HandBack, nullptr, &handle) != 0) {
     TVMFFIObjectHandle error = nullptr;

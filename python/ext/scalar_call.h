@@ -1,8 +1,9 @@
-// A Python call of a tvm-ffi function whose arguments are all plain scalars, made without
-// tvm-ffi's Python layer: the arguments packed here exactly as tvm_ffi.Function.__call__ packs
-// them, the function called through the C ABI, and a scalar result made here. What tvm-ffi's
-// layer must convert (any other result, an error) is handed to it through one more call, so
-// Python sees exactly what tvm_ffi.Function.__call__ gives.
+// A Python call of a tvm_ffi.Function with bound objects. When they are all plain scalars it is
+// made without tvm-ffi's Python layer: the arguments packed here exactly as
+// tvm_ffi.Function.__call__ packs them, the function called through the C ABI, and a scalar
+// result made here. What tvm-ffi's layer must convert (any other result, an error) is handed to
+// it through one more call, so Python sees exactly what tvm_ffi.Function.__call__ gives; any
+// other argument takes tvm_ffi.Function.__call__ itself.
 #ifndef KWCALL_PYTHON_EXT_SCALAR_CALL_H_
 #define KWCALL_PYTHON_EXT_SCALAR_CALL_H_
 
@@ -11,21 +12,19 @@
 namespace kwcall {
 namespace python {
 
-/*! \brief Calls with more arguments than this take tvm-ffi's own path. */
-inline constexpr Py_ssize_t kMaxScalarArgs = 16;
+/*!
+ * \brief `fn(*args)` with `fn` a tvm_ffi.Function: packed here and called through the C ABI when
+ *        every argument is a plain scalar (None, bool, int, float) and they are few (up to
+ *        kMaxScalarArgs, scalar_call.cc), else through tvm_ffi.Function.__call__; either way
+ *        releasing the GIL when `fn`'s release_gil says so.
+ * \return A new reference, or nullptr with the exception tvm_ffi.Function.__call__ raises.
+ */
+PyObject* CallFfiFunction(PyObject* fn, PyObject* const* args, Py_ssize_t n);
 
 /*!
- * \brief Call the tvm-ffi function `handle` with `args` when every one is None, a bool, an int
- *        (exactly `int`, within int64) or a float (exactly `float`), releasing the GIL for the
- *        call when `release_gil` is set, as tvm_ffi.Function.__call__ does.
- * \return false, having called nothing, when an argument is not such a scalar (or there are
- *         more than kMaxScalarArgs); else true, with *result the call's result (a new
- *         reference) or nullptr with the exception tvm-ffi raises for the error.
+ * \brief Make the function that hands results and errors to tvm-ffi, and keep
+ *        tvm_ffi.Function.__call__; false with an error set. After InitFfiObjects.
  */
-bool CallWithScalars(void* handle, bool release_gil, PyObject* const* args, Py_ssize_t n,
-                     PyObject** result);
-
-/*! \brief Make the function that hands results and errors to tvm-ffi; false with an error set. */
 bool InitScalarCall();
 
 }  // namespace python

@@ -48,7 +48,10 @@ def make(
     ``_kwcall.derive_type``), whole: calling ``target`` with ``signature``, each Python call's
     ``(args, kwargs)`` passed through ``preprocess`` first when there is one. Nothing changes
     it after."""
-    return _kwcall.make(cls, target, _checked(signature), preprocess)
+    signature = _checked(signature)
+    return _kwcall.make(
+        cls, target, signature, signature.param_defaults(), signature.name, preprocess
+    )
 
 
 def copy_metadata(fn: Function, prototype: Callable) -> None:

@@ -56,15 +56,19 @@ def make(
     cls: type[_F],
     target: Any,
     signature: Signature,
+    defaults: tuple,
+    name: str,
     preprocess: Callable[[tuple, dict], tuple[Any, dict]] | None = None,
     /,
 ) -> _F:
-    """A new instance of ``cls``, made whole and never changed after: its handle is the C++
-    kwcall function calling ``target`` (a tvm_ffi.Function, or tvm-ffi's conversion of a Python
-    callable) with ``signature``, and its name the signature's. ``target`` is what ``.target``
-    returns; Python callers call a Python callable directly with the bound objects and the
-    signature's default objects. With ``preprocess``, each Python call's ``(args, kwargs)``
-    passes through it before binding (C++ callers never see it)."""
+    """A new instance of ``cls``, made whole from plain values and never changed after: its
+    handle is the C++ kwcall function calling ``target`` (a tvm_ffi.Function, or tvm-ffi's
+    conversion of a Python callable) with ``signature`` (read as its C++ object), its
+    ``__name__`` and ``__qualname__`` ``name``. ``target`` is what ``.target`` returns; Python
+    callers call a Python callable directly with the bound objects. ``defaults`` holds one entry
+    per parameter: the object a Python caller gets where the signature gives the parameter a
+    default. With ``preprocess``, each Python call's ``(args, kwargs)`` passes through it before
+    binding (C++ callers never see it). Nothing calls back into the kwcall package."""
 
 def derive_type(qualified_name: str, extra_bases: tuple[type, ...], /) -> type[Function]:
     """Create a type derived from kwcall.Function and ``extra_bases`` that keeps its

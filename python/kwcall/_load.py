@@ -1,11 +1,13 @@
 """kwcall.load_function: a function of exported code, bound to the signature exported beside it
-(read from its companion, ``_companion``), from tvm-ffi's modules and CuTeDSL's.
+(read from its companion, ``_companion``), from tvm-ffi's modules and from the modules of an
+optional integration (CuTeDSL's), which registers how to read them.
 """
 
 from __future__ import annotations
 
 import functools
-import sys
+import importlib.metadata
+from collections.abc import Callable
 from typing import Any
 
 import tvm_ffi
@@ -13,6 +15,19 @@ import tvm_ffi
 from ._companion import Lookup, exported_signature
 from ._function import Function, wrap
 from ._signature import Signature
+
+#: Where an optional integration registers a module lookup (an entry point of this group in
+#: pyproject.toml): a callable that takes a module and returns its function lookup, or None
+#: when the module is none of the integration's. kwcall.cute registers the lookup of CuTeDSL's
+#: modules; the core calls what is registered and names no integration.
+MODULE_LOOKUPS = "kwcall.module_lookups"
+
+
+@functools.cache
+def _module_lookups() -> tuple[Callable[[Any], Lookup | None], ...]:
+    """The registered module lookups, loaded when a module that is no tvm_ffi.Module first
+    comes."""
+    return tuple(entry.load() for entry in importlib.metadata.entry_points(group=MODULE_LOOKUPS))
 
 
 def _tvm_ffi_function(module: tvm_ffi.Module, name: str) -> tvm_ffi.Function | None:
@@ -22,10 +37,8 @@ def _tvm_ffi_function(module: tvm_ffi.Module, name: str) -> tvm_ffi.Function | N
 def _lookup(module: Any) -> Lookup:
     if isinstance(module, tvm_ffi.Module):
         return functools.partial(_tvm_ffi_function, module)
-    if "cutlass" in sys.modules:  # a CuTeDSL module exists only once CuTeDSL is imported
-        from .cute import _runtime_modules
-
-        lookup = _runtime_modules.lookup(module)
+    for module_lookup in _module_lookups():
+        lookup = module_lookup(module)
         if lookup is not None:
             return lookup
     raise TypeError(

@@ -1,12 +1,13 @@
 // The one bind pipeline of both front ends: the C++ function object (packed TVMFFIAny values,
 // keys read as NameKey text; its adapter, packed_call.h) and the Python extension (PyObject*
-// values, keys compared as CPython compares them; python/ext/py_call_keys.h). Each step is
+// values, keys compared as CPython compares them; python/ext/py_call.h). Each step is
 // written here once, in the order a call tries them:
 //
 //   1. full arity, no KWARGS sentinel: forwarded as it is (ForwardsAsIs, kwargs_tail.h, in
 //      each entry point);
 //   2. no keywords, only trailing defaults left out: nothing to look up;
-//   3. a keyword shape that bound before: one key compare per keyword (keyword_shapes.h);
+//   3. a keyword shape that bound before: one key compare per keyword (keyword_shapes.h, the
+//      shapes the function has learnt beside its plan);
 //   4. the one-pass bind: each key looked up once, masks for what is filled; it binds only
 //      calls that bind cleanly and gives up on anything unusual;
 //   5. the full rules, CPython's (binder.h), with CPython's errors: the front end's own step,
@@ -15,7 +16,7 @@
 // A front end describes one call with a call adapter (the CallAdapter contract below, checked
 // when BindCall is instantiated) and keeps only what is its own: reading keys, copying
 // values, calling the target, raising errors. The pipeline calls down into the adapter and
-// into the plan; nothing here calls back up into a front end's driver.
+// into the plan and the shapes; nothing here calls back up into a front end's driver.
 #ifndef KWCALL_SRC_BINDING_BIND_CALL_H_
 #define KWCALL_SRC_BINDING_BIND_CALL_H_
 
@@ -24,6 +25,7 @@
 #include <utility>
 
 #include "binding/binding_plan.h"
+#include "binding/function_binding.h"
 #include "binding/keyword_shapes.h"
 #include "binding/param_names.h"
 #include "compat.h"  // TVM_FFI_INLINE, from the header the tvm-ffi release has
@@ -113,11 +115,11 @@ TVM_FFI_INLINE bool BindShape(const Call& call, const KeywordShapes::Shape& shap
 // Step 3: a known shape of this many positional values and keywords that binds, tried in the
 // cache's search order (keyword_shapes.h). Only keyword calls are remembered.
 template <typename Call>
-TVM_FFI_INLINE bool BindKnownShape(const BindingPlan& plan, const Call& call, int32_t nargs,
-                                   int32_t num_keywords, typename Call::Value* bound) {
+TVM_FFI_INLINE bool BindKnownShape(const BindingPlan& plan, const KeywordShapes& shapes,
+                                   const Call& call, int32_t nargs, int32_t num_keywords,
+                                   typename Call::Value* bound) {
   // Shapes that bound have at most num_positional positional arguments.
-  if (!plan.Remembers(num_keywords) || nargs > plan.num_positional()) return false;
-  const KeywordShapes& shapes = plan.shapes();
+  if (!shapes.Remembers(num_keywords) || nargs > plan.num_positional()) return false;
   const int32_t last = shapes.last();
   for (int32_t n = 0; n < KeywordShapes::kMaxShapes; ++n) {
     const int32_t i = KeywordShapes::InSearchOrder(n, last);
@@ -136,8 +138,9 @@ TVM_FFI_INLINE bool BindKnownShape(const BindingPlan& plan, const Call& call, in
 // to the full rules, a signature too wide for the masks); the full rules then decide. Out of
 // line: inlined, its frame would be paid by the steps before it too.
 template <typename Call>
-[[gnu::noinline]] bool BindOnePass(const BindingPlan& plan, const Call& call, int32_t nargs,
-                                   int32_t num_keywords, typename Call::Value* bound) {
+[[gnu::noinline]] bool BindOnePass(const BindingPlan& plan, KeywordShapes& shapes, const Call& call,
+                                   int32_t nargs, int32_t num_keywords,
+                                   typename Call::Value* bound) {
   if (!plan.fits_masks() || nargs > plan.num_positional()) return false;
   uint64_t filled = nargs == 64 ? ~uint64_t{0} : (uint64_t{1} << nargs) - 1;
   CopyPositional(call, nargs, bound);
@@ -159,7 +162,7 @@ template <typename Call>
   if (plan.required_mask() & ~filled) return false;
   shape.defaults = plan.all_mask() & ~filled;
   FillDefaults(shape.defaults, call.defaults(), bound);
-  plan.Remember(shape);
+  shapes.Remember(shape);
   return true;
 }
 
@@ -167,12 +170,16 @@ template <typename Call>
 
 /*!
  * \brief Bind one call that is not forwarded as it is into `bound` (arity entries).
+ * \param binding The function's plan, fixed when it was made, and the keyword shapes it has
+ *        learnt: read, and added to when a new shape binds.
  * \tparam Call a CallAdapter (see CheckCallAdapter).
  * \return Whether the call bound; false only from BindFull, with its error reported.
  */
 template <typename Call>
-TVM_FFI_INLINE bool BindCall(const BindingPlan& plan, const Call& call,
+TVM_FFI_INLINE bool BindCall(const FunctionBinding& binding, const Call& call,
                              typename Call::Value* bound) {
+  const BindingPlan& plan = binding.plan;
+  KeywordShapes& shapes = binding.shapes;
   static_assert(CheckCallAdapter<Call>());
   const int32_t nargs = call.nargs();
   const int32_t num_keywords = call.num_keywords();
@@ -182,8 +189,10 @@ TVM_FFI_INLINE bool BindCall(const BindingPlan& plan, const Call& call,
     for (int32_t i = nargs; i < plan.arity(); ++i) bound[i] = defaults[i];
     return true;
   }
-  if (bind_call_detail::BindKnownShape(plan, call, nargs, num_keywords, bound)) return true;
-  if (bind_call_detail::BindOnePass(plan, call, nargs, num_keywords, bound)) return true;
+  if (bind_call_detail::BindKnownShape(plan, shapes, call, nargs, num_keywords, bound)) {
+    return true;
+  }
+  if (bind_call_detail::BindOnePass(plan, shapes, call, nargs, num_keywords, bound)) return true;
   return call.BindFull(bound);
 }
 

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "binding/binding_errors.h"
-#include "binding/index_or.h"
+#include "binding/lookup_and_slot.h"
 #include "binding/param_names.h"
 #include "compat.h"
 

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "binding/index_or.h"
 #include "binding/kwargs_tail.h"
+#include "binding/lookup_and_slot.h"
 
 namespace kwcall {
 

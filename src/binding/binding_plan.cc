@@ -1,8 +1,6 @@
 // The binding plan of one kwcall function (binding_plan.h).
 #include "binding/binding_plan.h"
 
-#include "binding/index_or.h"
-
 namespace kwcall {
 
 BindingPlan::BindingPlan(Signature signature)
@@ -12,7 +10,7 @@ BindingPlan::BindingPlan(Signature signature)
       posonly_count_(signature_.posonly_count()),
       defaults_from_(arity_),
       call_kind_(signature_.has_unpack()        ? CallKind::kUnpack
-                 : signature_.num_kwonly() != 0 ? CallKind::kBind
+                 : signature_.num_kwonly() != 0 ? CallKind::kKeywordOnly
                                                 : CallKind::kNative),
       names_(signature_),
       default_views_(arity_) {
@@ -27,21 +25,6 @@ BindingPlan::BindingPlan(Signature signature)
       if (!signature_.has_default(i)) required_mask_ |= uint64_t{1} << i;
     }
   }
-}
-
-void BindingPlan::RememberSlots(const Slot* slots, int32_t nargs, int32_t num_keywords) const {
-  if (!Remembers(num_keywords)) return;
-  KeywordShapes::Shape shape;
-  shape.nargs = nargs;
-  shape.num_keywords = num_keywords;
-  for (int32_t i = 0; i < arity_; ++i) {
-    if (slots[i].is(SlotMark::kDefault)) {
-      shape.defaults |= uint64_t{1} << i;
-    } else if (slots[i].index() >= nargs) {
-      shape.params[slots[i].index() - nargs] = i;
-    }
-  }
-  shapes_.Remember(shape);
 }
 
 }  // namespace kwcall

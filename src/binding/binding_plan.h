@@ -1,9 +1,10 @@
 // What binding a call to one kwcall function needs beyond its Signature, computed once when
-// the function is made and shared by both front ends: the C++ function object owns it
-// (function_object.h), and a kwcall.Function reaches it through the C++ function it wraps
-// (PlanOf there). Parameter names, the masks and default values of the one-pass bind, which
-// calls need no lookup at all, and the keyword-shape cache with its policy all live here, so
-// a binding rule is one edit for both languages.
+// the function is made, never changed after, and shared by both front ends: the C++ function
+// object owns it (function_object.h), and a kwcall.Function reaches it through the C++ function
+// it wraps (KwFunctionOf there). Parameter names, the masks and default values of the one-pass
+// bind, and which calls need no lookup at all live here, so a binding rule is one edit for both
+// languages. What the pipeline learns from calls, the keyword shapes, is kept beside the plan
+// (keyword_shapes.h), by the same owner.
 #ifndef KWCALL_SRC_BINDING_BINDING_PLAN_H_
 #define KWCALL_SRC_BINDING_BINDING_PLAN_H_
 
@@ -14,8 +15,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "binding/index_or.h"
-#include "binding/keyword_shapes.h"
 #include "binding/param_names.h"
 
 namespace kwcall {
@@ -25,14 +24,15 @@ namespace kwcall {
  *        and mapped by each front end to its entry point when the function is made.
  */
 enum class CallKind : uint8_t {
-  kNative,  // a full-arity positional call passes through as it is
-  kBind,    // keyword-only parameters: a Python call always binds (C++ forwards full arity)
-  kUnpack,  // parameters to unpack: a Python call always binds, then unpacks
+  kNative,       // a full-arity positional call passes through as it is
+  kKeywordOnly,  // keyword-only parameters: a Python call always binds (C++ forwards full
+                 // arity)
+  kUnpack,       // parameters to unpack: a Python call always binds, then unpacks
 };
 
 class BindingPlan {
  public:
-  /*! \brief Signatures up to this many parameters bind with bitmasks and cache shapes. */
+  /*! \brief Signatures up to this many parameters bind with bitmasks and remember shapes. */
   static constexpr int32_t kMaxMaskArity = 64;
   /*!
    * \brief The C++ function object binds values of signatures up to this many parameters in
@@ -71,23 +71,6 @@ class BindingPlan {
   uint64_t required_mask() const { return required_mask_; }  // parameters without a default
   uint64_t all_mask() const { return all_mask_; }
 
-  /*!
-   * \brief The keyword-shape cache, for both languages: keyword calls that bound, remembered
-   *        by which parameter each keyword named. The policy: calls with 1 to
-   *        KeywordShapes::kMaxKeywords keywords, signatures that fit the masks.
-   */
-  bool Remembers(int64_t num_keywords) const {
-    return num_keywords > 0 && num_keywords <= KeywordShapes::kMaxKeywords && fits_masks();
-  }
-  /*! \brief The shapes that bound (read by the bind pipeline, bind_call.h). */
-  const KeywordShapes& shapes() const { return shapes_; }
-  /*! \brief Remember a shape that bound, when the policy covers it. */
-  void Remember(const KeywordShapes::Shape& shape) const {
-    if (Remembers(shape.num_keywords)) shapes_.Remember(shape);
-  }
-  /*! \brief Remember the shape of a call that BindSlots (binder.h) bound into `slots`. */
-  void RememberSlots(const Slot* slots, int32_t nargs, int32_t num_keywords) const;
-
  private:
   Signature signature_;
   int32_t arity_;
@@ -99,7 +82,6 @@ class BindingPlan {
   std::vector<TVMFFIAny> default_views_;  // borrowed from signature_'s defaults
   uint64_t required_mask_ = 0;
   uint64_t all_mask_ = 0;
-  mutable KeywordShapes shapes_;  // read lock-free; see keyword_shapes.h
 };
 
 }  // namespace kwcall

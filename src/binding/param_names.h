@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "binding/index_or.h"
+#include "binding/lookup_and_slot.h"
 
 namespace kwcall {
 

@@ -224,6 +224,22 @@ TEST(Binding, PositionalCountsBeyondInt32AreReportedNotTruncated) {
   EXPECT_EQ(slots[1].index(), 1);
 }
 
+TEST(Binding, KeywordShapesRememberOnlyWhatThePolicyCovers) {
+  KeywordShapes::Shape one, none, many;
+  one.num_keywords = 1;
+  many.num_keywords = KeywordShapes::kMaxKeywords + 1;
+  KeywordShapes wide(/*fit_masks=*/false);  // a signature past the masks' 64 parameters
+  wide.Remember(one);
+  EXPECT_EQ(wide.Get(0), nullptr);
+  KeywordShapes shapes(/*fit_masks=*/true);
+  shapes.Remember(none);  // no keywords: nothing to look up again
+  shapes.Remember(many);
+  EXPECT_EQ(shapes.Get(0), nullptr);
+  shapes.Remember(one);
+  ASSERT_NE(shapes.Get(0), nullptr);
+  EXPECT_EQ(shapes.Get(0)->num_keywords, 1);
+}
+
 TEST(Binding, RememberingTheLastShapeAgainWritesNothing) {
   // Issue 31.17: a caller whose keys miss the pointer compare remembers the same shape on
   // every call; every thread reads the cache's lines, so that must write nothing. The cache
@@ -232,7 +248,7 @@ TEST(Binding, RememberingTheLastShapeAgainWritesNothing) {
   const size_t size = (sizeof(KeywordShapes) + page - 1) / page * page;
   void* memory = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(memory, MAP_FAILED);
-  auto* shapes = new (memory) KeywordShapes();
+  auto* shapes = new (memory) KeywordShapes(/*fit_masks=*/true);
   KeywordShapes::Shape first, second;
   first.num_keywords = second.num_keywords = 1;
   first.params[0] = 1;

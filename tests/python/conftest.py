@@ -58,3 +58,17 @@ def gil_probe(tmp_path_factory):
     return build_native(
         "gil_probe", "gil_probe.cc", tmp_path_factory.mktemp("gil_probe"), with_kwcall=True
     )
+
+
+@pytest.fixture(scope="module")
+def compiled_kern():
+    """kwcall.cute's compile of cute_kernels.kern(out, a, *, b=2), which writes a + b to
+    out[0]; a skip without CuTeDSL."""
+    pytest.importorskip("cutlass.cute")
+    np = pytest.importorskip("numpy")
+    kwcute = pytest.importorskip("kwcall.cute")
+    from cute_kernels import kern
+    from cutlass import Int32
+    from cutlass.cute.runtime import from_dlpack
+
+    return kwcute.compile(kern, from_dlpack(np.zeros(4, np.float32)), Int32(1))

@@ -225,3 +225,19 @@ def load_file_module(path: Path, name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def load_cute_library(obj: Path, lib: Path) -> tvm_ffi.Module:
+    """CuTeDSL's exported object ``obj`` linked into the shared library ``lib`` with CuTeDSL's
+    runtime libraries and loaded with tvm-ffi, as CuTeDSL's tutorial does; a skip where those
+    runtime libraries do not load (they need a CUDA driver)."""
+    import subprocess
+
+    from cutlass.cute import runtime
+
+    libraries = runtime.find_runtime_libraries(enable_tvm_ffi=True)
+    subprocess.run(["c++", "-shared", "-o", str(lib), str(obj), *libraries], check=True)
+    try:
+        return tvm_ffi.load_module(str(lib))
+    except Exception as error:
+        pytest.skip(f"CuTeDSL's runtime libraries do not load here: {error}")

@@ -15,7 +15,7 @@ import warnings
 import kwcall
 import pytest
 import tvm_ffi
-from helpers import build_native, wait_until
+from helpers import build_native, load_cute_library, wait_until
 
 cutlass = pytest.importorskip("cutlass")
 cute = pytest.importorskip("cutlass.cute")
@@ -437,13 +437,7 @@ def test_exported_library_loads_with_keywords(compiled, out, tmp_path):
     _, ours = compiled
     obj = tmp_path / "axpb.o"
     kwcute.export_to_c(ours, str(obj), function_name="axpb_lib")
-    runtime = cute.runtime.find_runtime_libraries(enable_tvm_ffi=True)
-    lib = tmp_path / "libaxpb.so"
-    subprocess.run(["c++", "-shared", "-o", str(lib), str(obj), *runtime], check=True)
-    try:
-        module = tvm_ffi.load_module(str(lib))
-    except Exception as error:  # the runtime libraries need a CUDA driver to load
-        pytest.skip(f"CuTeDSL's runtime libraries do not load here: {error}")
+    module = load_cute_library(obj, tmp_path / "libaxpb.so")
     f = kwcall.load_function(module, "axpb_lib")
     assert str(f.signature) == "(out, a, b=1.5, *, c, d=10)"
     assert run(f, out, out, 2, c=3) == axpb_expected(2, c=3)

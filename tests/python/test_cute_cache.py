@@ -25,7 +25,7 @@ kwcute = pytest.importorskip("kwcall.cute")
 import cutlass  # noqa: E402
 from cutlass import Float32, Int32  # noqa: E402
 from cutlass.cute.runtime import from_dlpack  # noqa: E402
-from helpers import collect, cpp_handle, plain  # noqa: E402
+from helpers import collect, cpp_handle, load_cute_library, plain  # noqa: E402
 from kwcall import _link_signature, libinfo  # noqa: E402
 
 KWARGS = tvm_ffi.core.KWARGS
@@ -172,13 +172,7 @@ def test_uninstall_restores_the_module_class():
 def test_an_exported_library_loads_with_keywords(cache, tmp_path):
     # tvm-ffi's load_module after linking a shared library, as CuTeDSL's tutorial does.
     _, _, _, obj = cache
-    lib = tmp_path / "libfunc.so"
-    runtime = cute.runtime.find_runtime_libraries(enable_tvm_ffi=True)
-    subprocess.run(["c++", "-shared", "-o", str(lib), str(obj), *runtime], check=True)
-    try:
-        module = tvm_ffi.load_module(str(lib))
-    except Exception as error:  # the runtime libraries need a CUDA driver to load
-        pytest.skip(f"CuTeDSL's runtime libraries do not load here: {error}")
+    module = load_cute_library(obj, tmp_path / "libfunc.so")
     f = kwcall.load_function(module, "func")
     assert run(f, 2, k=5) == expected(2, k=5)
     assert run(f, 3) == expected(3)

@@ -1,8 +1,7 @@
 """kwcall.cute's export on hostile input (issue 18): paths, CC, function names, the locale.
 Each case gets the export or a clear error, and a failed export leaves the destination as it
-was. Host-only @cute.jit functions, so no GPU is needed."""
+was. Host-only @cute.jit functions (conftest.py's compiled_kern), so no GPU is needed."""
 
-# No `from __future__ import annotations`: CuTeDSL reads the annotations at compile time.
 import os
 import shutil
 import subprocess
@@ -13,22 +12,9 @@ import kwcall
 import pytest
 
 cute = pytest.importorskip("cutlass.cute")
-np = pytest.importorskip("numpy")
 kwcute = pytest.importorskip("kwcall.cute")
 
-from cutlass import Float32, Int32  # noqa: E402
-from cutlass.cute.runtime import from_dlpack  # noqa: E402
 from kwcall import _link_signature  # noqa: E402
-
-
-@cute.jit
-def kern(out: cute.Tensor, a: Int32, *, b: Int32 = Int32(2)):  # noqa: B008
-    out[0] = Float32(a) + Float32(b)
-
-
-@pytest.fixture(scope="module")
-def compiled():
-    return kwcute.compile(kern, from_dlpack(np.zeros(4, np.float32)), Int32(1))
 
 
 def symbols(path):
@@ -45,11 +31,11 @@ def folder_listing(folder):
 
 
 @pytest.mark.parametrize("name", ["-fplugin=evil.o", "-B./hook/x.o", "-o"])
-def test_an_object_path_is_never_a_compiler_option(compiled, tmp_path, monkeypatch, name):
+def test_an_object_path_is_never_a_compiler_option(compiled_kern, tmp_path, monkeypatch, name):
     monkeypatch.chdir(tmp_path)
     dest = tmp_path / name
     dest.parent.mkdir(parents=True, exist_ok=True)
-    kwcute.export_to_c(compiled, name, function_name="kern")
+    kwcute.export_to_c(compiled_kern, name, function_name="kern")
     assert has_kernel_and_signature(dest)
     assert folder_listing(dest.parent) == sorted([dest.name, dest.name + ".kwcall.json"])
 
@@ -59,21 +45,23 @@ def test_an_object_path_is_never_a_compiler_option(compiled, tmp_path, monkeypat
     [("", "names no compiler"), ("   ", "names no compiler"),
      ("cc '", "is not a valid command line"), ("no-such-cc-kwcall", "no program")],
 )  # fmt: skip
-def test_a_bad_cc_is_named_before_anything_is_written(compiled, tmp_path, monkeypatch, cc, says):
+def test_a_bad_cc_is_named_before_anything_is_written(
+    compiled_kern, tmp_path, monkeypatch, cc, says
+):
     monkeypatch.setenv("CC", cc)
     with pytest.raises(ValueError, match=r"^CC=") as error:
-        kwcute.export_to_c(compiled, str(tmp_path / "k.o"), function_name="kern")
+        kwcute.export_to_c(compiled_kern, str(tmp_path / "k.o"), function_name="kern")
     assert says in str(error.value) and repr(cc) in str(error.value)
     assert folder_listing(tmp_path) == []
 
 
 @pytest.mark.parametrize("cxx", ["g++", "c++", "clang++"])
-def test_a_cxx_compiler_in_cc_still_gives_c_linkage(compiled, tmp_path, monkeypatch, cxx):
+def test_a_cxx_compiler_in_cc_still_gives_c_linkage(compiled_kern, tmp_path, monkeypatch, cxx):
     if shutil.which(cxx) is None:
         pytest.skip(f"no {cxx}")
     monkeypatch.setenv("CC", cxx)
     obj = tmp_path / "k.o"
-    kwcute.export_to_c(compiled, str(obj), function_name="kern")
+    kwcute.export_to_c(compiled_kern, str(obj), function_name="kern")
     assert has_kernel_and_signature(obj)
     # The loader finds it by its C name: the module gives the function its keywords.
     assert kwcute.install()
@@ -85,38 +73,38 @@ def test_a_cxx_compiler_in_cc_still_gives_c_linkage(compiled, tmp_path, monkeypa
     assert str(loaded.signature) == "(out, a, *, b=2)"
 
 
-def test_a_bad_function_name_is_refused_before_cutedsl_writes(compiled, tmp_path):
+def test_a_bad_function_name_is_refused_before_cutedsl_writes(compiled_kern, tmp_path):
     obj = tmp_path / "k.o"
-    kwcute.export_to_c(compiled, str(obj), function_name="kern")
+    kwcute.export_to_c(compiled_kern, str(obj), function_name="kern")
     before = obj.read_bytes(), (tmp_path / "k.o.kwcall.json").read_bytes()
     for bad in ["a b", "a-b", "", "1a", None, "kern\n"]:
         with pytest.raises(ValueError, match="function_name must be a C identifier"):
-            kwcute.export_to_c(compiled, str(obj), function_name=bad)
+            kwcute.export_to_c(compiled_kern, str(obj), function_name=bad)
         with pytest.raises(ValueError, match="function_name must be a C identifier"):
-            compiled.export_to_c(str(obj), function_name=bad)
+            compiled_kern.export_to_c(str(obj), function_name=bad)
     assert (obj.read_bytes(), (tmp_path / "k.o.kwcall.json").read_bytes()) == before
     assert folder_listing(tmp_path) == ["k.o", "k.o.kwcall.json"]
 
 
-def test_a_failed_export_leaves_the_destination_as_it_was(compiled, tmp_path, monkeypatch):
+def test_a_failed_export_leaves_the_destination_as_it_was(compiled_kern, tmp_path, monkeypatch):
     obj = tmp_path / "k.o"
-    kwcute.export_to_c(compiled, str(obj), function_name="kern")
+    kwcute.export_to_c(compiled_kern, str(obj), function_name="kern")
     before = obj.read_bytes(), (tmp_path / "k.o.kwcall.json").read_bytes()
     monkeypatch.setenv("CC", "false")  # exists, and fails every compile
     with pytest.raises(RuntimeError, match="failed"):
-        kwcute.export_to_c(compiled, str(obj), function_name="other")
+        kwcute.export_to_c(compiled_kern, str(obj), function_name="other")
     assert (obj.read_bytes(), (tmp_path / "k.o.kwcall.json").read_bytes()) == before
     assert folder_listing(tmp_path) == ["k.o", "k.o.kwcall.json"]
     fresh = tmp_path / "fresh.o"
     with pytest.raises(RuntimeError, match="failed"):
-        compiled.export_to_c(str(fresh), function_name="kern")
+        compiled_kern.export_to_c(str(fresh), function_name="kern")
     assert folder_listing(tmp_path) == ["k.o", "k.o.kwcall.json"]
 
 
-def test_the_export_writes_over_what_was_there(compiled, tmp_path):
+def test_the_export_writes_over_what_was_there(compiled_kern, tmp_path):
     obj = tmp_path / "k.o"
     obj.write_bytes(b"old")
-    kwcute.export_to_c(compiled, str(obj), function_name="kern")
+    kwcute.export_to_c(compiled_kern, str(obj), function_name="kern")
     assert has_kernel_and_signature(obj)
     umask = os.umask(0)
     os.umask(umask)
@@ -149,29 +137,34 @@ def test_the_sidecar_is_utf8_whatever_the_locale(tmp_path):
     assert has_kernel_and_signature(obj)
 
 
-def test_without_a_c_compiler_the_signature_is_only_in_the_sidecar(compiled, tmp_path, monkeypatch):
+def test_without_a_c_compiler_the_signature_is_only_in_the_sidecar(
+    compiled_kern, tmp_path, monkeypatch
+):
     monkeypatch.delenv("CC", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no cc to be found
     obj = tmp_path / "k.o"
     with pytest.warns(RuntimeWarning, match=r"no C compiler .*kern is exported without its sig"):
-        sidecar = kwcute.export_to_c(compiled, str(obj), function_name="kern")
+        sidecar = kwcute.export_to_c(compiled_kern, str(obj), function_name="kern")
     monkeypatch.undo()
     assert "__tvm_ffi_kern" in symbols(obj) and _link_signature.signature_symbol(
         "kern"
     ) not in symbols(obj)
-    assert kwcall.Signature.from_json(open(sidecar, encoding="utf-8").read()) == compiled.signature
+    assert (
+        kwcall.Signature.from_json(open(sidecar, encoding="utf-8").read())
+        == compiled_kern.signature
+    )
 
 
-def test_a_text_format_keeps_the_signature_in_the_sidecar(compiled, tmp_path):
+def test_a_text_format_keeps_the_signature_in_the_sidecar(compiled_kern, tmp_path):
     obj = tmp_path / "k.ll"
     with pytest.warns(RuntimeWarning, match=r"a \.ll file cannot link it"):
-        kwcute.export_to_c(compiled, str(obj), function_name="kern")
+        kwcute.export_to_c(compiled_kern, str(obj), function_name="kern")
     assert "__tvm_ffi_kern" in obj.read_text(encoding="utf-8")
     assert folder_listing(tmp_path) == ["k.ll", "k.ll.kwcall.json"]
 
 
-def test_cc_is_split_as_a_shell_would(compiled, tmp_path, monkeypatch):
+def test_cc_is_split_as_a_shell_would(compiled_kern, tmp_path, monkeypatch):
     monkeypatch.setenv("CC", "cc -Wall '-DKWCALL_TEST=a b'")
     obj = tmp_path / "k.o"
-    kwcute.export_to_c(compiled, str(obj), function_name="kern")
+    kwcute.export_to_c(compiled_kern, str(obj), function_name="kern")
     assert has_kernel_and_signature(obj)

@@ -6,9 +6,15 @@ problem". Modules it cannot read are refused with what to pass instead. Real exp
 host-only @cute.jit function, no GPU needed."""
 
 # No `from __future__ import annotations`: CuTeDSL reads the annotations at compile time.
+import importlib.metadata
+import subprocess
+import sys
+
 import kwcall
+import kwcall._load
 import pytest
 import tvm_ffi
+from helpers import TIME_SCALE
 
 cute = pytest.importorskip("cutlass.cute")
 np = pytest.importorskip("numpy")
@@ -101,3 +107,31 @@ def test_other_objects_are_refused_with_what_to_pass():
         "kwcall.load_function: module must be a tvm_ffi.Module (tvm_ffi.load_module(path)) or "
         "a module of CuTeDSL's cute.runtime.load_module(path, enable_tvm_ffi=True), got object"
     )
+
+
+def test_cutedsl_registers_its_module_lookup_with_the_core():
+    # Issue 39.3: kwcall.load_function names no integration; kwcall.cute registers how to read
+    # CuTeDSL's modules (an entry point of kwcall._load.MODULE_LOOKUPS) and the core calls it.
+    entries = importlib.metadata.entry_points(group=kwcall._load.MODULE_LOOKUPS)
+    assert [entry.value for entry in entries] == ["kwcall.cute._runtime_modules:lookup"]
+    assert kwcute._runtime_modules.lookup in kwcall._load._module_lookups()
+    assert kwcute._runtime_modules.lookup(object()) is None  # not one of CuTeDSL's: no lookup
+
+
+def test_a_process_that_never_imported_kwcall_cute_reads_a_cutedsl_module(exported):
+    # What the core reached up for before the lookup was registered: a warm cache's process
+    # imports CuTeDSL and kwcall, not kwcall.cute, and still reads the exported module.
+    _, signed, _ = exported
+    code = f"""
+import sys
+import cutlass.cute as cute
+import kwcall
+assert "kwcall.cute" not in sys.modules
+f = kwcall.load_function(cute.runtime.load_module({str(signed)!r}, enable_tvm_ffi=True), "func")
+print(type(f).__name__, f.signature)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300 * TIME_SCALE
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Function (out, a, b=2, *, k=0)"

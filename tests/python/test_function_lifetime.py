@@ -72,9 +72,32 @@ def test_make_gives_the_whole_function_in_one_call():
     with pytest.raises(TypeError, match="^preprocess must be callable or None$"):
         make(kwcall.Function, py_collect, f.signature, 5)
     with pytest.raises(TypeError, match="^cls must be kwcall.Function or derived from it$"):
-        kwcall._kwcall.make(tvm_ffi.Function, py_collect, f.signature)
+        kwcall._kwcall.make(tvm_ffi.Function, py_collect, f.signature, (0, 0, 0), "g")
     plain_fn = make(kwcall.Function, py_collect, f.signature, None)  # None: no step
     assert plain_fn(1, 2) == (1, 2, 0)
+
+
+def test_the_extension_makes_a_function_from_plain_values(monkeypatch):
+    # Issue 39.2: _kwcall.make takes the default objects and the name as values, and asks the
+    # kwcall.Signature nothing through Python (it read param_defaults() and .name).
+    sig = kwcall.Signature(["a", "b"], (7,), name="g")
+    given = object()
+
+    def refused(*args):
+        raise AssertionError("the extension called back into kwcall.Signature")
+
+    monkeypatch.setattr(kwcall.Signature, "param_defaults", refused)
+    monkeypatch.setattr(kwcall.Signature, "name", property(refused))
+    f = kwcall._kwcall.make(kwcall.Function, py_collect, sig, (None, given), "made")
+    assert (f.__name__, f.__qualname__) == ("made", "made")
+    assert f(1)[1] is given  # the object handed in, not the signature's 7
+    assert plain(cpp_handle(f)(1)) == (1, 7)  # C++ callers get the signature's FFI default
+    with pytest.raises(TypeError, match="^defaults must be a tuple with one entry per parameter$"):
+        kwcall._kwcall.make(kwcall.Function, py_collect, sig, (7,), "g")
+    with pytest.raises(TypeError, match="^name must be a str, got int$"):
+        kwcall._kwcall.make(kwcall.Function, py_collect, sig, (None, 7), 5)
+    with pytest.raises(TypeError, match=r"^make\(cls"):
+        kwcall._kwcall.make(kwcall.Function, py_collect, sig)
 
 
 def test_a_copy_keeps_the_step_and_the_native_function():

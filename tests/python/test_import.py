@@ -137,3 +137,25 @@ def test_the_installed_tvm_ffi_is_accepted_and_others_are_refused(monkeypatch):
     del FakeTvmFfi.__version__
     with pytest.raises(ImportError, match="cannot read the version of the installed"):
         _tvm_ffi_version.check_tvm_ffi(FakeTvmFfi)
+
+
+def test_import_keeps_no_layout_probe():
+    # Issue 39.4: the tvm_ffi.Function the import's layout check reads (the global
+    # ffi.GetKwargsObject) was kept for the life of the process.
+    code = textwrap.dedent(
+        """
+        import gc
+        import tvm_ffi
+        handle = tvm_ffi.get_global_func("ffi.GetKwargsObject").__chandle__()
+        def held():
+            gc.collect()
+            return sum(isinstance(o, tvm_ffi.Function) and o.__chandle__() == handle
+                       for o in gc.get_objects())
+        before = held()  # tvm-ffi's own
+        import kwcall
+        print(held() - before)
+        """
+    )
+    done = _run([sys.executable, "-c", code], None)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "0"

@@ -39,6 +39,39 @@ def mounts_under(path: Path) -> list[str]:
     return [t for t in targets.stdout.split() if t == str(path) or t.startswith(f"{path}/")]
 
 
+#: What a command inside the root ends with: it says it started, then waits (bounded) for the
+#: test to look from outside.
+PAUSE = ": >/tmp/started; for i in {1..1200}; do [ -e /tmp/go ] && break; sleep 0.05; done"
+
+
+def run_paused_in_root(root: Path, inside: str, env: dict[str, str], while_paused):
+    """Runs ``inside`` and then PAUSE in the root ``tiny`` at ``root``, calls ``while_paused()``
+    once it waits, then lets it finish; (what while_paused returned, its stdout), after
+    asserting that it succeeded."""
+    proc = subprocess.Popen(
+        with_roots_sh(f"in_root tiny bash -c {shlex.quote(inside + '; ' + PAUSE)}"),
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_until(
+            lambda: (root / "tmp" / "started").exists() or proc.poll() is not None,
+            "the command inside the root to start",
+        )
+        assert proc.poll() is None, proc.communicate()
+        seen = while_paused()
+        (root / "tmp" / "go").write_text("")
+        out, err = proc.communicate(timeout=60 * TIME_SCALE)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    return seen, out
+
+
 def test_in_root_mounts_and_pip_config_stay_in_its_namespace(tmp_path):
     roots, home = tmp_path / "roots", tmp_path / "home"
     root = tiny_root(roots)
@@ -52,35 +85,17 @@ def test_in_root_mounts_and_pip_config_stay_in_its_namespace(tmp_path):
         f"[global]\nindex-url = https://{TOKEN}@pypi.invalid/simple\n"
         "[install]\n# a comment\nfind-links =\n    /one\n    /two\n"
     )
-    # Inside: say what it sees, then wait (bounded) for the test to look from outside.
+    # Inside: say what it sees, then wait for the test to look from outside.
     inside = (
         'echo "root is a mount point: $(mountpoint -q / && echo yes)"; '
-        'echo "$(<"$PIP_CONFIG_FILE")"; : >/tmp/started; '
-        "for i in {1..1200}; do [ -e /tmp/go ] && break; sleep 0.05; done"
+        'echo "$(<"$PIP_CONFIG_FILE")"'
     )
-    proc = subprocess.Popen(
-        with_roots_sh(f"in_root tiny bash -c {shlex.quote(inside)}"),
-        env=roots_env(roots, home),
-        text=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+    # While it runs, its mounts (the root on itself, /proc, /dev, the clone, the configuration)
+    # are seen in its own namespace only.
+    seen, out = run_paused_in_root(
+        root, inside, roots_env(roots, home), lambda: mounts_under(roots)
     )
-    try:
-        wait_until(
-            lambda: (root / "tmp" / "started").exists() or proc.poll() is not None,
-            "the command inside the root to start",
-        )
-        assert proc.poll() is None, proc.communicate()
-        # While it runs, its mounts (the root on itself, /proc, /dev, the clone, the
-        # configuration) are seen in its own namespace only.
-        assert mounts_under(roots) == []
-        (root / "tmp" / "go").write_text("")
-        out, err = proc.communicate(timeout=60 * TIME_SCALE)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 0, err
+    assert seen == []
     first_line, pip_conf = out.split("\n", 1)
     assert first_line == "root is a mount point: yes"  # so scripts inside can make namespaces
     # pip's own reading of what the command got: the user's files merged, the later winning.
@@ -160,31 +175,12 @@ def test_the_apt_proxy_reaches_the_command_and_no_command_line(tmp_path):
     root = tiny_root(roots)
     stubs = tmp_path / "stubs"
     stub(stubs, "apt-config", APT_CONFIG_STUB)
-    inside = (
-        'echo "$(<"$APT_CONFIG")"; : >/tmp/started; '
-        "for i in {1..1200}; do [ -e /tmp/go ] && break; sleep 0.05; done"
+    seen, out = run_paused_in_root(
+        root,
+        'echo "$(<"$APT_CONFIG")"',
+        with_stubs(stubs, roots_env(roots, home)),
+        lambda: command_lines_holding(APT_SECRET),
     )
-    proc = subprocess.Popen(
-        with_roots_sh(f"in_root tiny bash -c {shlex.quote(inside)}"),
-        env=with_stubs(stubs, roots_env(roots, home)),
-        text=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        wait_until(
-            lambda: (root / "tmp" / "started").exists() or proc.poll() is not None,
-            "the command inside the root to start",
-        )
-        assert proc.poll() is None, proc.communicate()
-        seen = command_lines_holding(APT_SECRET)
-        (root / "tmp" / "go").write_text("")
-        out, err = proc.communicate(timeout=60 * TIME_SCALE)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 0, err
     assert seen == []  # /proc/*/cmdline is world-readable
     assert out.strip() == f'Acquire::http::Proxy "{APT_PROXY}";'
     found = subprocess.run(["grep", "-rl", APT_SECRET, str(root)], capture_output=True, text=True)

@@ -187,34 +187,19 @@ def test_leaf_values_are_not_copied() -> None:
 
 
 def test_any_field_dispatches_at_runtime() -> None:
-    @dataclasses.dataclass
-    class Config:
-        x: int
-        y: int
-
-    @dataclasses.dataclass
-    class Inner:
-        value: int
-        cfg: Config
-
-    @dataclasses.dataclass
-    class Box:
-        data: Any
-        scale: int
-
     # a dataclass inside an Any field is unpacked
-    assert unpack(Box(data=Config(x=1, y=2), scale=3)) == ((1, 2), 3)
+    assert unpack(WithAny(data=Point(x=1, y=2), scale=3)) == ((1, 2), 3)
     # a plain value is passed through
-    assert unpack(Box(data=42, scale=3)) == (42, 3)
+    assert unpack(WithAny(data=42, scale=3)) == (42, 3)
     # a list of dataclasses is unpacked element-wise (and stays a list)
-    result = unpack(Box(data=[Config(x=1, y=2), Config(x=3, y=4)], scale=5))
+    result = unpack(WithAny(data=[Point(x=1, y=2), Point(x=3, y=4)], scale=5))
     assert result == ([(1, 2), (3, 4)], 5)
     assert type(result[0]) is list
     # a nested dataclass is unpacked recursively
-    result = unpack(Box(data=Inner(value=10, cfg=Config(x=1, y=2)), scale=5))
+    result = unpack(WithAny(data=Nested(value=10, cfg=Point(x=1, y=2)), scale=5))
     assert result == ((10, (1, 2)), 5)
     # a dict of dataclasses has its values unpacked
-    result = unpack(Box(data={"a": Config(x=1, y=2), "b": Config(x=3, y=4)}, scale=5))
+    result = unpack(WithAny(data={"a": Point(x=1, y=2), "b": Point(x=3, y=4)}, scale=5))
     assert result == ({"a": (1, 2), "b": (3, 4)}, 5)
 
 

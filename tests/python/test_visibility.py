@@ -1,7 +1,8 @@
 """libkwcall and the extension are built with hidden visibility: of kwcall's own symbols,
 libkwcall's dynamic symbol table holds the public C++ API (what include/kwcall/ marks
-KWCALL_API) and the internal functions the extension needs (PlanOf, SetBlockingRegion), the
-extension's none but PyInit__kwcall. Read with ``nm -D --defined-only`` from the installed package.
+KWCALL_API) and the internal functions the extension needs (KwFunctionOf, SetBlockingRegion),
+the extension's none but PyInit__kwcall. Read with ``nm -D --defined-only`` from the installed
+package.
 
 Both tables also hold what kwcall does not decide: tvm-ffi's Error type information (tvm-ffi's
 header exports it from every library that throws it) and, in builds without LTO, weak
@@ -65,9 +66,10 @@ PUBLIC_API = {
     "kwcall::torch::RegisterOp",
     "kwcall::torch::RegisterExported",
 }
-#: The extension binds through the plan of the C++ function it wraps (binding_plan.h).
-#: And sets the region a dispatch table's miss waits in (dispatch/blocking_wait.h).
-FOR_THE_EXTENSION = {"kwcall::PlanOf", "kwcall::SetBlockingRegion"}
+#: The extension binds through the plan and the shapes of the C++ function it wraps
+#: (function_object.h), and sets the region a dispatch table's miss waits in
+#: (dispatch/blocking_wait.h).
+FOR_THE_EXTENSION = {"kwcall::KwFunctionOf", "kwcall::SetBlockingRegion"}
 #: tvm-ffi's Error is declared TVM_FFI_DLL: its exceptions must match across libraries.
 FROM_TVM_FFI = {
     "typeinfo for tvm::ffi::Error",

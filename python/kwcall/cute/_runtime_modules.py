@@ -4,12 +4,14 @@ While install() is in effect, a function of ``cute.runtime.load_module(path,
 enable_tvm_ffi=True)`` (attribute or item access) that carries a kwcall signature, the
 ``__kwcall_signature_<name>`` function export_to_c links beside it, comes back as a
 ``kwcall.Function`` bound to that signature; every other function comes back as stock returns
-it. ``kwcall.load_function`` reads these modules too (``lookup``), installed or not.
+it. ``kwcall.load_function`` reads these modules too, installed or not: ``lookup`` is
+registered with it as a module lookup (pyproject.toml, ``kwcall.module_lookups``).
 """
 
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -36,7 +38,10 @@ def with_signature(module: Any, name: str, function: Any) -> Any:
 
 def lookup(module: Any) -> Lookup | None:
     """The function lookup of ``module`` when it is a module of CuTeDSL's
-    ``cute.runtime.load_module``, None when it is none (kwcall.load_function's other modules)."""
+    ``cute.runtime.load_module``, None when it is none (kwcall.load_function's other modules).
+    Registered with kwcall.load_function (``kwcall._load.MODULE_LOOKUPS``)."""
+    if "cutlass" not in sys.modules:  # a CuTeDSL module exists only once CuTeDSL is imported
+        return None
     try:
         cls = _cutedsl.external_module_class()
     except ImportError:  # a CuTeDSL without it: not one of its modules

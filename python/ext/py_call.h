@@ -1,8 +1,12 @@
-// A Python call's keyword names as CPython reads them (initialize_locals): FindPlainKey, the
-// lookup that runs no __eq__, for the bind pipeline's fast steps; PyKeys, the Keys of
-// BindSlots (src/binding/binder.h) for the full rules; and the TypeError they set.
-#ifndef KWCALL_PYTHON_EXT_PY_KEYS_H_
-#define KWCALL_PYTHON_EXT_PY_KEYS_H_
+// One Python call as the bind pipeline reads it: PyCall, its CallAdapter
+// (src/binding/bind_call.h). Keys are compared as CPython compares them (initialize_locals): by
+// pointer against the interned parameter names first, exact strings by their text
+// (FindPlainKey, which runs no __eq__); anything else (a str subclass, which may run its own
+// __eq__) is left to the full rules, PyCall::BindFull, which read the keys through PyKeys, the
+// Keys of BindSlots (src/binding/binder.h), and set the TypeError. A call binds against
+// PyParams, which each function's state keeps (function_state.h); nothing here reads the state.
+#ifndef KWCALL_PYTHON_EXT_PY_CALL_H_
+#define KWCALL_PYTHON_EXT_PY_CALL_H_
 
 #include <Python.h>
 
@@ -12,6 +16,7 @@
 #include <vector>
 
 #include "binding/binding_plan.h"
+#include "binding/function_binding.h"
 #include "binding/param_names.h"
 
 namespace kwcall {
@@ -97,7 +102,63 @@ class PyKeys {
   mutable std::vector<PyObject*> temps_;
 };
 
+/*!
+ * \brief What a Python call of one function binds against, kept by the function's state
+ *        (function_state.h): its C++ function's binding (the plan and the keyword shapes) and
+ *        its parameters as Python objects.
+ */
+struct PyParams {
+  const FunctionBinding* binding = nullptr;
+  int32_t arity = 0;                // the plan's, beside the rest: a call reads it first
+  std::vector<PyObject*> names;     // interned, one per parameter
+  std::vector<PyObject*> defaults;  // one per parameter: its default object, nullptr if none
+
+  const BindingPlan& plan() const { return binding->plan; }
+};
+
+/*! \brief A Python call without a KWARGS sentinel among its values (the entry points check). */
+class PyCall {
+ public:
+  using Value = PyObject*;
+
+  PyCall(const PyParams& params, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames)
+      : params_(params),
+        args_(args),
+        kwnames_(kwnames),
+        nargs_(nargs),
+        num_keywords_(kwnames ? PyTuple_GET_SIZE(kwnames) : 0) {}
+
+  static void Copy(PyObject** dst, PyObject* const& src) { *dst = src; }
+  // Within int32: fits_pipeline() sends larger calls straight to BindFull.
+  int32_t nargs() const { return static_cast<int32_t>(nargs_); }
+  int32_t num_keywords() const { return static_cast<int32_t>(num_keywords_); }
+  PyObject* const& positional(int32_t i) const { return args_[i]; }
+  PyObject* const& keyword_value(int32_t k) const { return args_[nargs_ + k]; }
+  PyObject* const* defaults() const { return params_.defaults.data(); }
+
+  bool KeyIs(int32_t k, int32_t param) const {
+    return PyTuple_GET_ITEM(kwnames_, k) == params_.names[param];
+  }
+  ParamLookup FindKey(int32_t k, int32_t* hint) const {
+    return FindPlainKey(PyTuple_GET_ITEM(kwnames_, k), params_.names, params_.plan(), hint);
+  }
+  /*!
+   * \brief CPython's rules in full (binder.h), which set CPython's TypeError when the call does
+   *        not bind; a call that binds leaves its shape in the shapes.
+   */
+  [[gnu::noinline]] bool BindFull(PyObject** bound) const;
+  /*! \brief Whether the pipeline's int32 counts hold the call (else only BindFull words it). */
+  bool fits_pipeline() const { return nargs_ <= params_.arity && num_keywords_ <= INT32_MAX; }
+
+ private:
+  const PyParams& params_;
+  PyObject* const* args_;
+  PyObject* kwnames_;
+  Py_ssize_t nargs_;
+  Py_ssize_t num_keywords_;
+};
+
 }  // namespace python
 }  // namespace kwcall
 
-#endif  // KWCALL_PYTHON_EXT_PY_KEYS_H_
+#endif  // KWCALL_PYTHON_EXT_PY_CALL_H_

@@ -1,6 +1,6 @@
-// A kwcall.Function's binder (py_binder.h): made, copied, and reported to the cycle collector.
-// Its calls are py_call.cc's.
-#include "py_binder.h"
+// A kwcall.Function's state (function_state.h): made, copied, and reported to the cycle
+// collector. Its calls are entry_points.cc's.
+#include "function_state.h"
 
 #include <tvm/ffi/c_api.h>
 
@@ -15,32 +15,29 @@
 namespace kwcall {
 namespace python {
 
-PyBinder::PyBinder(const PyBinder& other)
+FunctionState::FunctionState(const FunctionState& other)
     : function_(other.function_),
-      plan_(other.plan_),
-      arity_(other.arity_),
+      params_(other.params_),
       sentinel_type_(other.sentinel_type_),
       sentinel_handle_(other.sentinel_handle_),
-      names_(other.names_),
-      defaults_(other.defaults_),
       target_(other.target_),
       signature_obj_(other.signature_obj_),
       defaults_tuple_(other.defaults_tuple_),
       unpack_fn_(other.unpack_fn_),
       preprocess_(Py_XNewRef(other.preprocess_)),
       cpp_held_defaults_(other.cpp_held_defaults_) {
-  for (PyObject* name : names_) Py_INCREF(name);
+  for (PyObject* name : params_.names) Py_INCREF(name);
   for (PyObject* obj : {target_, signature_obj_, defaults_tuple_, unpack_fn_}) Py_INCREF(obj);
 }
 
-PyBinder* PyBinder::Copy() const {
-  std::unique_ptr<PyBinder> b(new PyBinder(*this));
-  if (ffi_callees_[0] != nullptr && !b->MakeCallees(ChandleOf(ffi_callees_[0]))) return nullptr;
-  return b.release();
+FunctionState* FunctionState::Copy() const {
+  std::unique_ptr<FunctionState> s(new FunctionState(*this));
+  if (ffi_callees_[0] != nullptr && !s->MakeCallees(ChandleOf(ffi_callees_[0]))) return nullptr;
+  return s.release();
 }
 
-PyBinder::~PyBinder() {
-  for (PyObject* name : names_) Py_XDECREF(name);
+FunctionState::~FunctionState() {
+  for (PyObject* name : params_.names) Py_XDECREF(name);
   Py_XDECREF(target_);
   Py_XDECREF(signature_obj_);
   Py_XDECREF(defaults_tuple_);
@@ -49,7 +46,7 @@ PyBinder::~PyBinder() {
   for (PyObject* callee : ffi_callees_) Py_XDECREF(callee);
 }
 
-bool PyBinder::MakeCallees(void* handle) {
+bool FunctionState::MakeCallees(void* handle) {
   for (int release_gil : {0, 1}) {
     PyObject* callee = NewFfiFunction(handle);
     if (callee == nullptr) return false;
@@ -59,59 +56,60 @@ bool PyBinder::MakeCallees(void* handle) {
   return true;
 }
 
-PyBinder* PyBinder::Make(ffi::Function function, PyObject* target, PyObject* signature_obj,
-                         PyObject* defaults, PyObject* unpack_fn, PyObject* preprocess) {
-  const BindingPlan* plan = PlanOf(function.get());
-  const Signature& signature = plan->signature();
+FunctionState* FunctionState::Make(ffi::Function function, PyObject* target,
+                                   PyObject* signature_obj, PyObject* defaults, PyObject* unpack_fn,
+                                   PyObject* preprocess) {
+  const KwFunctionObj* cpp = KwFunctionOf(function.get());
+  const Signature& signature = cpp->plan().signature();
   if (!PyTuple_Check(defaults) || PyTuple_GET_SIZE(defaults) != signature.num_params()) {
     PyErr_SetString(PyExc_TypeError, "defaults must be a tuple with one entry per parameter");
     return nullptr;
   }
-  std::unique_ptr<PyBinder> b(new PyBinder());
+  std::unique_ptr<FunctionState> s(new FunctionState());
   for (PyObject* obj : {target, signature_obj, defaults, unpack_fn}) Py_INCREF(obj);
-  b->function_ = std::move(function);
-  b->plan_ = plan;
-  b->arity_ = plan->arity();
-  b->sentinel_type_ = FfiObjects().sentinel_type;
-  b->sentinel_handle_ = FfiObjects().sentinel_handle;
-  b->target_ = target;
-  b->signature_obj_ = signature_obj;
-  b->defaults_tuple_ = defaults;
-  b->unpack_fn_ = unpack_fn;
-  b->preprocess_ = Py_XNewRef(preprocess);
-  for (int32_t i = 0; i < b->arity_; ++i) {
+  s->function_ = std::move(function);
+  s->params_.binding = &cpp->binding();
+  s->params_.arity = cpp->plan().arity();
+  s->sentinel_type_ = FfiObjects().sentinel_type;
+  s->sentinel_handle_ = FfiObjects().sentinel_handle;
+  s->target_ = target;
+  s->signature_obj_ = signature_obj;
+  s->defaults_tuple_ = defaults;
+  s->unpack_fn_ = unpack_fn;
+  s->preprocess_ = Py_XNewRef(preprocess);
+  for (int32_t i = 0; i < s->params_.arity; ++i) {
     const Param& param = signature.param(i);
     PyObject* name =
         PyUnicode_FromStringAndSize(param.name.data(), static_cast<Py_ssize_t>(param.name.size()));
     if (name == nullptr) return nullptr;
     PyUnicode_InternInPlace(&name);
-    b->names_.push_back(name);
-    b->defaults_.push_back(param.default_value ? PyTuple_GET_ITEM(defaults, i) : nullptr);
+    s->params_.names.push_back(name);
+    s->params_.defaults.push_back(param.default_value ? PyTuple_GET_ITEM(defaults, i) : nullptr);
     if (param.default_value &&
         param.default_value->type_index() == ffi::TypeIndex::kTVMFFIOpaquePyObject) {
       TVMFFIObject* opaque = reinterpret_cast<const TVMFFIAny*>(&*param.default_value)->v_obj;
-      b->cpp_held_defaults_.emplace_back(
+      s->cpp_held_defaults_.emplace_back(
           ffi::details::ObjectUnsafe::RawObjectPtrFromUnowned<ffi::Object>(opaque),
           static_cast<PyObject*>(TVMFFIOpaqueObjectGetCellPtr(opaque)->handle));
     }
   }
   if (PyObject_TypeCheck(target, FfiObjects().function_type) &&
-      !b->MakeCallees(ChandleOf(target))) {
+      !s->MakeCallees(ChandleOf(target))) {
     return nullptr;
   }
-  return b.release();
+  return s.release();
 }
 
 // Who owns the Python defaults that the C++ signature holds (docs/DESIGN.md, "Who owns the
 // Python defaults"): that C++ signature, through its opaque objects. They are this function's
 // to report to the cycle collector while everything between `self` and them is held through
-// `self` alone: the C++ function is held only by this binder and `self`'s handle (when the
+// `self` alone: the C++ function is held only by this state and `self`'s handle (when the
 // handle is still that function), that function's plan and the kwcall.Signature `self` holds
 // are the C++ signature's only holders, `self` is that kwcall.Signature's only holder; and,
 // default by default, the signature is the opaque object's only holder. Any other holder (a
 // registered global, a copy, another function made from the same signature, a C++ caller) is a
 // root the collector cannot see, and the references stay external.
-bool PyBinder::OwnsCppDefaults(PyObject* self) const {
+bool FunctionState::OwnsCppDefaults(PyObject* self) const {
   using ffi::details::ObjectUnsafe;
   const ffi::Object* fn = function_.get();
   const bool handle_is_fn = ChandleOf(self) == ObjectUnsafe::GetHeader(fn);
@@ -121,7 +119,7 @@ bool PyBinder::OwnsCppDefaults(PyObject* self) const {
          sig->use_count() == 1 + (wrapper_shares_sig ? 1 : 0) && Py_REFCNT(signature_obj_) == 1;
 }
 
-int PyBinder::Traverse(PyObject* self, visitproc visit, void* arg) const {
+int FunctionState::Traverse(PyObject* self, visitproc visit, void* arg) const {
   Py_VISIT(target_);
   Py_VISIT(signature_obj_);
   Py_VISIT(defaults_tuple_);

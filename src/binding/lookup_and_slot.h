@@ -1,10 +1,10 @@
-// What the bind pipeline's steps return and record: an index, or one of a few markers. A
-// lookup gives the parameter a keyword names or why there is none (ParamLookup); BindSlots
-// gives, for each parameter, the call's value that fills it or a marker (Slot). Each is a
-// type of its own, whose markers share no value with each other or with an index, so the
-// compiler keeps a marker from being read as an index and one kind of code from another.
-#ifndef KWCALL_SRC_BINDING_INDEX_OR_H_
-#define KWCALL_SRC_BINDING_INDEX_OR_H_
+// The two results of the bind pipeline's steps, each an index or one of a few markers: a keyword
+// lookup gives the parameter the keyword names or why there is none (ParamLookup); BindSlots
+// gives, for each parameter, the call's value that fills it or a marker (Slot). Each is a type
+// of its own, whose markers share no value with each other or with an index, so the compiler
+// keeps a marker from being read as an index and one kind of code from another.
+#ifndef KWCALL_SRC_BINDING_LOOKUP_AND_SLOT_H_
+#define KWCALL_SRC_BINDING_LOOKUP_AND_SLOT_H_
 
 #include <cstdint>
 
@@ -56,4 +56,4 @@ using Slot = IndexOr<SlotMark>;
 
 }  // namespace kwcall
 
-#endif  // KWCALL_SRC_BINDING_INDEX_OR_H_
+#endif  // KWCALL_SRC_BINDING_LOOKUP_AND_SLOT_H_
