@@ -258,12 +258,24 @@ std::string Kinds(const std::string& schema) {
 
 TEST(TorchSchemaReader, ReadsWhatItModels) {
   // Quoted defaults may hold what is refused outside them (but line breaks), and escapes.
-  EXPECT_EQ(Kinds("(Tensor x, str s='a#b, \\'c\\' (d)\\\\', str t=\"'\", int n=-1) -> ()"),
+  EXPECT_EQ(Kinds("(Tensor(a!) x, str s='a#b, \\'c\\' (d)\\\\', str t=\"'\", int n=-1) -> ()"),
             "x:0, s:4, t:4, n:1");
   // Arguments on several lines, aliases, optional types, floats with exponents.
   EXPECT_EQ(Kinds("(\n  Tensor(a!) out,\n  Tensor(b -> *)? o=None,\n  *,\n  float e=1e-05,\n"
                   "\tbool b=True\n) -> ()"),
             "out:0, o:0?, e:2, b:3");
+}
+
+TEST(TorchSchemaReader, RefusesAnOperatorThatWritesNothing) {
+  // It returns nothing too: torch.compile would take it for pure and could drop its calls.
+  for (const char* schema : {"(Tensor x, int n) -> ()", "(Tensor(a) x, Tensor? y) -> ()"}) {
+    EXPECT_EQ(ErrorOf([&] { torch::ParseArgKinds(schema); }),
+              std::string("ValueError: kwcall.torch: the schema '") + schema +
+                  "' returns nothing and writes no tensor: torch.compile takes such an operator "
+                  "for a pure function and may drop its calls; mark each tensor the function "
+                  "writes, as in 'Tensor(a!) out' (kwcall.torch.register: mutates_args=['out'])");
+  }
+  EXPECT_EQ(Kinds("(Tensor x, Tensor(a!)? o=None) -> ()"), "x:0, o:0?");
 }
 
 TEST_F(TorchTest, HostileSchemasAreRefusedBeforeTorchSeesThem) {

@@ -59,7 +59,7 @@ def test_the_default_and_the_overload_packet():
 
 
 RECORDED = (
-    "(Tensor x, Tensor? t=None, *, float a=1.0, int n=2, bool b=False, str s='hi', int? o=None)"
+    "(Tensor(a!) x, Tensor? t=None, *, float a=1.0, int n=2, bool b=False, str s='hi', int? o=None)"
 )
 
 
@@ -74,7 +74,7 @@ def recorder_op():
     )
     f = kwcall.wrap(targets()["recorder"](), signature)
     name = op_name("rec")
-    kwtorch.register(f, name, types={"x": "Tensor", "t": "Tensor", "o": "int"})
+    kwtorch.register(f, name, mutates_args=["x"], types={"x": "Tensor", "t": "Tensor", "o": "int"})
     assert kwtorch.registered()[name] == RECORDED + " -> ()"
     return f, op(name)
 
@@ -195,9 +195,8 @@ def test_the_function_s_errors_arrive_as_runtime_error_naming_the_operator():
     with pytest.raises(RuntimeError, match=f"{name}: TypeError: .*axpy takes float32 tensors"):
         axpy_op(x.double(), x, torch.zeros(3))
     fail_name = op_name("fail")
-    kwtorch.register(
-        kwcall.wrap(targets()["fail"], kwcall.Signature(["x"])), fail_name, types={"x": "Tensor"}
-    )
+    fail = kwcall.wrap(targets()["fail"], kwcall.Signature(["x"]))
+    kwtorch.register(fail, fail_name, mutates_args=["x"], types={"x": "Tensor"})
     with pytest.raises(RuntimeError, match=f"{fail_name}: ValueError: fail.. was called, as asked"):
         op(fail_name)(x)
 

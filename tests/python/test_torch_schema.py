@@ -196,6 +196,20 @@ def test_a_namespace_a_torch_library_defines_is_refused_on_every_route():
     assert "aten::kwcall_axpy" not in kwtorch.registered()
 
 
+def test_an_operator_that_writes_no_tensor_is_refused():
+    # It returns nothing too: torch.compile took it for a pure function and dropped its calls.
+    name = op_name("pure")
+    with pytest.raises(ValueError) as refused:
+        kwtorch.register(axpy_function(), name, types=TENSORS)
+    assert str(refused.value) == (
+        "kwcall.torch: the schema '(Tensor x, Tensor y, Tensor out, *, float alpha=1.0) -> ()' "
+        "returns nothing and writes no tensor: torch.compile takes such an operator for a pure "
+        "function and may drop its calls; mark each tensor the function writes, as in "
+        "'Tensor(a!) out' (kwcall.torch.register: mutates_args=['out'])"
+    )
+    assert name not in kwtorch.registered()
+
+
 def test_a_name_is_free_again_after_unregister():
     name, _ = register_axpy()
     kwtorch.unregister(name)
