@@ -1,5 +1,6 @@
 // RegisterOp: a tvm-ffi function as a torch operator, and the handle that unregisters it; the
 // FFI global that gives the same to every tvm-ffi language (Python's kwcall.torch uses it).
+#include <kwcall/function.h>
 #include <kwcall/torch.h>
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/error.h>
@@ -73,6 +74,20 @@ void CheckDeviceTypes(const std::vector<std::string>& device_types) {
                               << "could run before the Meta kernel and call the function with "
                               << "fake tensors";
   }
+}
+
+// The C entry point TVMFFIFunctionCreate was given for `f`, which it made. Every such function
+// shares one safe_call, tvm-ffi's detail::ExternCFunctionObjImpl's (tvm/ffi/function.h), which
+// calls the given one, kept after the function cell with its handle and deleter; a Python
+// callback and a CuTeDSL kernel differ only there.
+TVMFFISafeCallType CreatedWith(const ffi::FunctionObj* f) {
+  struct ExternCFields {
+    void* self;
+    TVMFFISafeCallType safe_call;
+    void (*deleter)(void*);
+  };
+  const char* after_cell = reinterpret_cast<const char*>(f) + sizeof(ffi::FunctionObj);
+  return reinterpret_cast<const ExternCFields*>(after_cell)->safe_call;
 }
 
 // A registered operator as a tvm-ffi object: destroying the object unregisters it.
@@ -262,6 +277,15 @@ TVM_FFI_STATIC_INIT_BLOCK() {
              std::vector<std::string> device_types;
              for (const ffi::String& key : keys) device_types.emplace_back(key);
              obj->op.AddKernels(std::move(function), std::move(device_types));
+           })
+      // Whether `f`, followed through the targets of kwcall functions, ends at a function
+      // TVMFFIFunctionCreate made with the C entry point `like` was made with: kwcall.torch
+      // passes a Python callback, to refuse targets the kernel's DLTensor views would crash.
+      .def("kwcall.torch.TargetCreatedLike",
+           [](ffi::Function f, ffi::Function like) {
+             while (ffi::Optional<ffi::Function> target = GetTarget(f)) f = *target;
+             return f->safe_call == like->safe_call &&
+                    CreatedWith(f.get()) == CreatedWith(like.get());
            })
       // The oldest torch release whose shim has every function the kernel needs.
       .def("kwcall.torch.MinimumTorch", []() { return ffi::String(kMinimumTorch); })

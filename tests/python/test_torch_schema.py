@@ -210,6 +210,31 @@ def test_an_operator_that_writes_no_tensor_is_refused():
     assert name not in kwtorch.registered()
 
 
+def test_a_function_over_a_python_callable_is_refused():
+    # Its first call that used a tensor segfaulted: the kernel passes DLTensor* views.
+    def python_axpy(x, y, out, alpha=1.0):
+        out.copy_(alpha * x + y)
+
+    signature = axpy_function().signature
+    direct = kwcall.wrap(python_axpy, signature)
+    nested = kwcall.wrap(kwcall.wrap(python_axpy, signature), signature)
+    for f in (direct, nested):
+        name = op_name("python_target")
+        with pytest.raises(TypeError) as refused:
+            kwtorch.register(f, name, mutates_args=["out"], types=TENSORS)
+        assert str(refused.value) == (
+            f"kwcall.torch: {f!r} calls a Python function, which kwcall's C++ kernel cannot "
+            "call (it passes tensors as DLTensor* views, which a Python callback cannot use): "
+            "register a kwcall function on a native target (a kwcall.cute kernel, a C++ tvm-ffi "
+            "function, kwcall.load_function's), or make a Python kernel an operator with "
+            "torch.library.custom_op"
+        )
+        assert name not in kwtorch.registered()
+    # A native target, wrapped twice, is registered.
+    native = kwcall.wrap(axpy_function(), signature)
+    kwtorch.register(native, op_name("native"), mutates_args=["out"], types=TENSORS)
+
+
 def test_a_name_is_free_again_after_unregister():
     name, _ = register_axpy()
     kwtorch.unregister(name)

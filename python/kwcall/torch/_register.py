@@ -26,6 +26,10 @@ from ._schema import schema_of
 _register_op = tvm_ffi.get_global_func("kwcall.torch.RegisterOp")
 _add_kernels = tvm_ffi.get_global_func("kwcall.torch.AddKernels")
 DEFAULT_DEVICE_TYPES = ("CPU", "CUDA")
+_target_created_like = tvm_ffi.get_global_func("kwcall.torch.TargetCreatedLike")
+# A tvm-ffi function over a Python callable: tvm-ffi makes every such function with one C entry
+# point, which this one shows.
+_PYTHON_CALLBACK = tvm_ffi.convert(lambda: None)
 
 
 @dataclass
@@ -55,6 +59,19 @@ def _split(qualified_name: Any) -> tuple[str, str, str]:
         f"'namespace::name.overload' (as in 'mylib::axpy' or 'mylib::axpy.out'), got "
         f"{qualified_name!r}"
     )
+
+
+def _check_native_target(f: Any) -> None:
+    """TypeError when ``f`` calls a Python function: the kernel passes tensors as DLTensor*
+    views, which a Python callback cannot use (the first call that touched one crashed)."""
+    if _target_created_like(f, _PYTHON_CALLBACK):
+        raise TypeError(
+            f"kwcall.torch: {f!r} calls a Python function, which kwcall's C++ kernel cannot "
+            "call (it passes tensors as DLTensor* views, which a Python callback cannot use): "
+            "register a kwcall function on a native target (a kwcall.cute kernel, a C++ tvm-ffi "
+            "function, kwcall.load_function's), or make a Python kernel an operator with "
+            "torch.library.custom_op"
+        )
 
 
 def _torch_has(ns: str, name: str, overload: str) -> bool:
@@ -114,6 +131,7 @@ def register(
     otherwise, and when torch has an operator of that name that kwcall did not register."""
     ns, name, overload = _split(qualified_name)
     schema = schema_of(f, mutates_args, types, outputs)
+    _check_native_target(f)
     rules = {p.name: outputs[p.name] for p in f.signature.parameters() if p.name in (outputs or {})}
     keys = list(DEFAULT_DEVICE_TYPES if device_types is None else [str(k) for k in device_types])
     with _lock:
