@@ -57,10 +57,10 @@ def torch_op_text(compiled: Any, signature: Signature, torch_op: object, functio
 
 def _check_arguments(text: str, signature: Signature) -> None:
     try:
-        import torch
+        from .torch._privates import parse_schema
     except ImportError:
-        return  # torch checks the whole schema when the operator is registered
-    schema = torch._C.parse_schema(text)
+        return  # no torch kwcall.torch takes: torch checks the schema at the registration
+    schema = parse_schema(text)
     got = [(a.name, a.kwarg_only) for a in schema.arguments]
     want = [(p.name, p.kind == p.KEYWORD_ONLY) for p in signature.parameters()]
     if got != want:

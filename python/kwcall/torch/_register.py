@@ -20,7 +20,7 @@ import tvm_ffi
 
 import torch
 
-from . import _eager, _outputs
+from . import _eager, _outputs, _privates
 from ._schema import schema_of
 
 _register_op = tvm_ffi.get_global_func("kwcall.torch.RegisterOp")
@@ -87,13 +87,6 @@ def _packet(ns: str, name: str) -> Any:
     return getattr(getattr(torch.ops, ns), name)
 
 
-def _forget_in_torch_ops(ns: str, name: str) -> None:
-    """torch.ops caches the operators it has looked up: drop ours, so that the name can be
-    registered again (the packet is looked up afresh, with the overloads torch has then)."""
-    namespace = getattr(torch.ops, ns)
-    vars(namespace).pop(name, None)
-
-
 def _retire(qualified_name: str, entry: _Registered) -> None:
     """The eager calls made for ``entry`` go through torch's dispatcher from now on, to the
     operator of that name torch has at the time of each call (none, or a replacement)."""
@@ -150,7 +143,7 @@ def register(
             handle = _register_op(f, qualified_name, schema, keys, _outputs.as_maps(rules))
             entry = _Registered([f], handle, schema, rules, set(keys))
             _operators[qualified_name] = entry
-        _forget_in_torch_ops(ns, name)  # the packet learns of a new overload
+        _privates.forget_cached_operator(ns, name)  # the packet learns of a new overload
         op = getattr(_packet(ns, name), overload)
         call = _eager.make_eager_call(f, qualified_name, schema, rules, keys, op)
         entry.calls.add(call)
@@ -191,7 +184,7 @@ def _unregister_locked(qualified_name: str) -> None:
         raise KeyError(f"kwcall.torch: no operator {qualified_name} was registered here")
     _retire(qualified_name, entry)
     del entry
-    _forget_in_torch_ops(ns, name)
+    _privates.forget_cached_operator(ns, name)
 
 
 def unregister(qualified_name: str) -> None:
