@@ -41,8 +41,12 @@ std::string TorchReason(const Shim& shim) {
 void CheckRegistration(const Shim& shim, TorchError error, const std::string& what) {
   if (error == kTorchSuccess) return;
   std::string reason = TorchReason(shim);
-  TVM_FFI_THROW(RuntimeError) << "kwcall.torch: torch refused to " << what
-                              << (reason.empty() ? "" : ": ") << reason;
+  // No guess at the cause when torch gives none: a schema torch cannot read and a name taken
+  // already fail alike.
+  TVM_FFI_THROW(RuntimeError) << "kwcall.torch: torch refused to " << what << ": "
+                              << (reason.empty() ? "this torch gives no reason (2.13 and newer "
+                                                   "do)"
+                                                 : reason);
 }
 
 // Whether a TORCH_LIBRARY (torch's own aten, prims, quantized, ... or an extension's) defines
@@ -210,9 +214,8 @@ Operator RegisterOp(ffi::Function function, const std::string& qualified_name,
   CheckRegistration(shim, shim.library_init_fragment(ns.c_str(), __FILE__, __LINE__, &library),
                     "open a library fragment for the namespace " + ns);
   s.libraries.push_back(library);
-  CheckRegistration(
-      shim, shim.library_def(library, full_schema.c_str()),
-      "define " + qualified_name + schema + " (an operator of that name may exist already)");
+  CheckRegistration(shim, shim.library_def(library, full_schema.c_str()),
+                    "define " + qualified_name + schema);
   device_types.push_back("Meta");
   RegisterKernels(shim, s, device_types);
   return op;

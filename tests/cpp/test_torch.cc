@@ -198,14 +198,25 @@ TEST_F(TorchTest, RefusalsSayWhy) {
   // torch's own refusal: inductor::_mm_plus_mm exists (with the default overload), in a
   // namespace torch's libraries share as fragments.
   std::string taken = ErrorOf([] { torch::RegisterOp(Scale(), "inductor::_mm_plus_mm", kSchema); });
-  EXPECT_EQ(taken.rfind("RuntimeError: kwcall.torch: torch refused to define "
-                        "inductor::_mm_plus_mm(Tensor x, Tensor(a!) out, *, float alpha=1.0) -> () "
-                        "(an operator of that name may exist already)",
-                        0),
-            0u)
+  EXPECT_EQ(
+      taken.rfind("RuntimeError: kwcall.torch: torch refused to define "
+                  "inductor::_mm_plus_mm(Tensor x, Tensor(a!) out, *, float alpha=1.0) -> (): ",
+                  0),
+      0u)
       << taken;
   EXPECT_NE(taken.find("with the same name and overload name multiple times"), std::string::npos)
       << taken;
+  // A schema torch cannot read (a parameter named NoneType) says torch's reason, no guess.
+  std::string unreadable = ErrorOf([] {
+    torch::RegisterOp(Scale(), "kwcall_cpp_test::unreadable",
+                      "(Tensor NoneType, Tensor(a!) out, *, float alpha=1.0) -> ()");
+  });
+  EXPECT_EQ(unreadable.rfind("RuntimeError: kwcall.torch: torch refused to define "
+                             "kwcall_cpp_test::unreadable(Tensor NoneType, Tensor(a!) out, *, "
+                             "float alpha=1.0) -> (): expected ident but found 'NoneType' here",
+                             0),
+            0u)
+      << unreadable;
 }
 
 // Schemas torch reads as other arguments than a reader that does not know its comments, line

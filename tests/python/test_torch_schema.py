@@ -147,6 +147,49 @@ def test_refusals_name_the_parameter_and_what_to_pass(build, kwargs, message):
     assert message in str(error.value)
 
 
+@pytest.mark.parametrize(
+    "default, type_, why",
+    [
+        (2**63, "int", "outside int64, the range of a schema's int"),
+        (-(2**63) - 1, "int", "outside int64, the range of a schema's int"),
+        (10**400, "float", "too large for a float"),
+        (5e-324, "float", "a subnormal float, which torch's reader refuses"),
+        ("a\0b", "str", "whose character '\\x00' a schema's string cannot hold"),
+        ("a\rb", "str", "whose character '\\r' a schema's string cannot hold"),
+    ],
+)
+def test_defaults_torch_cannot_read_are_refused_naming_the_parameter(default, type_, why):
+    # schema_of wrote each as text torch then refused, and register blamed a name clash.
+    with pytest.raises(ValueError) as refused:
+        kwtorch.schema_of(wrapped("x", "p", defaults=(default,)), types={"x": "Tensor", "p": type_})
+    assert str(refused.value).startswith(
+        f"kwcall.torch: parameter 'p' has the default {default!r}, {why}"
+    )
+    assert str(refused.value).endswith(
+        ": drop the default (pass the value at each call) or give one a schema can write"
+    )
+
+
+def test_a_parameter_torch_cannot_read_is_refused_with_torch_s_reason():
+    with pytest.raises(ValueError) as refused:
+        kwtorch.schema_of(wrapped("NoneType"), types={"NoneType": "Tensor"})
+    assert str(refused.value) == (
+        "kwcall.torch: parameter 'NoneType' is the schema argument 'Tensor NoneType', which torch "
+        "cannot read (expected ident but found 'NoneType' here): rename the parameter, or drop "
+        "or change its default"
+    )
+
+
+@pytest.mark.parametrize("default", ["a\nb", "tab\there", "\a\b\f\v", "it's \\ 'quoted'", "héllo"])
+def test_str_defaults_torch_reads_back_whole(default):
+    f = wrapped("x", "s", defaults=(default,))
+    name = op_name("str_default")
+    kwtorch.register(f, name, mutates_args=["x"], types={"x": "Tensor"})
+    assert op(name).default._schema.arguments[1].default_value == default
+    op(name)(torch.zeros(1))
+    assert list(targets()["last_record"]())[1] == "str:" + default
+
+
 def test_unpacked_dataclass_parameter_is_refused():
     pytest.importorskip("tvm_ffi.utils.unpack_dataclass", reason="this tvm-ffi cannot unpack")
     with pytest.raises(ValueError, match="parameter 'p' is a dataclass or NamedTuple unpacked"):
