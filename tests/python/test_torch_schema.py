@@ -86,6 +86,24 @@ def test_each_mutated_tensor_gets_its_own_alias_letter():
     )
 
 
+def test_more_mutated_tensors_than_letters_get_longer_alias_names():
+    # 27 or more raised a bare StopIteration.
+    names = [f"t{i}" for i in range(60)]
+    f = wrapped(*names)
+    schema = kwtorch.schema_of(f, mutates_args=names, types=dict.fromkeys(names, "Tensor"))
+    assert schema.startswith("(Tensor(a!) t0, Tensor(b!) t1, ")
+    assert "Tensor(z!) t25, Tensor(aa!) t26, Tensor(ab!) t27, " in schema
+    # 'as' is a keyword torch's lexer cannot take as an alias set: skipped.
+    assert "Tensor(ar!) t43, Tensor(at!) t44, " in schema
+    assert schema.endswith("Tensor(bi!) t59) -> ()")
+    name = op_name("many")
+    kwtorch.register(f, name, mutates_args=names, types=dict.fromkeys(names, "Tensor"))
+    arguments = op(name).default._schema.arguments
+    assert all(a.alias_info.is_write for a in arguments) and len(arguments) == 60
+    op(name)(*(torch.zeros(1) for _ in names))
+    assert len(targets()["last_record"]()) == 60
+
+
 def test_keyword_only_without_defaults_and_no_parameters():
     f = wrapped("x", kwonly=("k", "m"))
     assert (

@@ -1,8 +1,9 @@
 """A torch operator schema from a kwcall function's signature.
 
 ``(Tensor x, Tensor y, Tensor(a!) out, *, float alpha=1.0) -> ()``: the parameters in order
-with their names, the keyword-only marker, their defaults, ``Tensor(a!)`` (a fresh alias letter
-each) for the mutated tensors, and no result: kwcall's operators write into mutated tensors.
+with their names, the keyword-only marker, their defaults, ``Tensor(a!)`` (a fresh alias set
+each: a ... z, aa, ...) for the mutated tensors, and no result: kwcall's operators write into
+mutated tensors.
 Each parameter's type comes from ``types``, else from CuTeDSL's compile for a ``kwcall.cute``
 function, else from its default (``1.0`` is a float); a ``None`` default makes it optional.
 The parameters ``outputs`` names (``kwcall.torch.like`` rules, _outputs.py) are left out and
@@ -12,10 +13,12 @@ returned instead: ``-> Tensor``, ``-> (Tensor, Tensor)``.
 from __future__ import annotations
 
 import inspect
+import itertools
+import keyword
 import math
 import string
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from . import _cute_types, _outputs, _privates
@@ -24,7 +27,6 @@ _P = inspect.Parameter
 #: The schema types kwcall's kernel passes to a tvm-ffi function (src/torch/op_schema.cc).
 BASE_TYPES = ("Tensor", "int", "float", "bool", "str")
 _TYPE_OF_DEFAULT = {bool: "bool", int: "int", float: "float", str: "str"}
-_ALIASES = string.ascii_lowercase
 _TYPES_HINT = "'Tensor', 'int', 'float', 'bool' or 'str', with '?' when it may be None"
 _INT64 = range(-(2**63), 2**63)
 # What a schema's string writes escaped: the quote and backslash, and the control characters
@@ -39,6 +41,15 @@ _STR_ESCAPES = {
     "\f": "\\f",
     "\v": "\\v",
 }
+
+
+def _alias_sets() -> Iterator[str]:
+    """Alias set names, one per mutated tensor: a ... z, then aa, ab, ... but the keywords
+    torch's lexer shares with Python ('as', 'if', 'in', ...), which it cannot take."""
+    for length in itertools.count(1):
+        for letters in itertools.product(string.ascii_lowercase, repeat=length):
+            if not keyword.iskeyword(name := "".join(letters)):
+                yield name
 
 
 def _signature_of(f: Any) -> Any:
@@ -167,7 +178,7 @@ def schema_of(
     known = _cute_types.types_of(f)
     rules = _outputs.checked(outputs, _output_check_types(params, types, known, outputs))
     pieces: list[str] = []
-    alias = iter(_ALIASES)
+    alias = _alias_sets()
     for param in params:
         if param.name in rules:
             continue
