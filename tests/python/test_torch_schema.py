@@ -296,6 +296,19 @@ def test_a_function_over_a_python_callable_is_refused():
     kwtorch.register(native, op_name("native"), mutates_args=["out"], types=TENSORS)
 
 
+@pytest.mark.parametrize("ns", ["_dir", "__dict__", "__class__", "load_library", "higher_order"])
+def test_a_namespace_that_is_an_attribute_of_torch_ops_is_refused(ns):
+    # register took it, and unregister then raised though the operator was gone.
+    with pytest.raises(ValueError) as refused:
+        kwtorch.register(axpy_function(), f"{ns}::axpy", mutates_args=["out"], types=TENSORS)
+    assert str(refused.value).startswith(f"kwcall.torch: torch.ops.{ns} is ")
+    assert str(refused.value).endswith(
+        f", not a namespace of operators, so the operator could not be reached as "
+        f"torch.ops.{ns}.<name>: choose another namespace (one of your own, as in 'mylib')"
+    )
+    assert f"{ns}::axpy" not in kwtorch.registered()
+
+
 def test_a_name_is_free_again_after_unregister():
     name, _ = register_axpy()
     kwtorch.unregister(name)

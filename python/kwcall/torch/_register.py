@@ -10,6 +10,7 @@ its compiled code loaded.
 
 from __future__ import annotations
 
+import inspect
 import threading
 import weakref
 from collections.abc import Iterable, Mapping
@@ -59,6 +60,19 @@ def _split(qualified_name: Any) -> tuple[str, str, str]:
         f"'namespace::name.overload' (as in 'mylib::axpy' or 'mylib::axpy.out'), got "
         f"{qualified_name!r}"
     )
+
+
+def _check_namespace(ns: str) -> None:
+    """ValueError when ``torch.ops.<ns>`` is no operator namespace but something of torch.ops'
+    own (``_dir``, ``__dict__``, ``load_library``, ``higher_order``'s namespace of Python
+    operators): the operator could not be reached there, nor forgotten at ``unregister``."""
+    found = inspect.getattr_static(torch.ops, ns, None)
+    if found is not None and type(found) is not type(torch.ops.aten):
+        raise ValueError(
+            f"kwcall.torch: torch.ops.{ns} is {type(found).__name__} {found!r:.60}, not a "
+            "namespace of operators, so the operator could not be reached as "
+            f"torch.ops.{ns}.<name>: choose another namespace (one of your own, as in 'mylib')"
+        )
 
 
 def _check_native_target(f: Any) -> None:
@@ -123,6 +137,7 @@ def register(
     first (its eager calls go through torch from then on, to the new one). RuntimeError
     otherwise, and when torch has an operator of that name that kwcall did not register."""
     ns, name, overload = _split(qualified_name)
+    _check_namespace(ns)
     schema = schema_of(f, mutates_args, types, outputs)
     _check_native_target(f)
     rules = {p.name: outputs[p.name] for p in f.signature.parameters() if p.name in (outputs or {})}
