@@ -309,6 +309,23 @@ def test_a_namespace_that_is_an_attribute_of_torch_ops_is_refused(ns):
     assert f"{ns}::axpy" not in kwtorch.registered()
 
 
+def test_one_device_type_given_as_a_str_is_one_key():
+    # "CPU" was split into 'C', 'P', 'U'.
+    name = op_name("cpu_only")
+    kwtorch.register(axpy_function(), name, mutates_args=["out"], types=TENSORS, device_types="CPU")
+    x, out = torch.ones(3), torch.zeros(3)
+    op(name)(x, x, out, alpha=2.0)
+    assert out.tolist() == [3.0, 3.0, 3.0]
+    with pytest.raises(TypeError, match=r"got device\(type='cpu'\) \(device\) in it"):
+        kwtorch.register(
+            axpy_function(),
+            op_name("not_a_key"),
+            mutates_args=["out"],
+            types=TENSORS,
+            device_types=[torch.device("cpu")],
+        )
+
+
 def test_a_name_is_free_again_after_unregister():
     name, _ = register_axpy()
     kwtorch.unregister(name)

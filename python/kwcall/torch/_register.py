@@ -62,6 +62,19 @@ def _split(qualified_name: Any) -> tuple[str, str, str]:
     )
 
 
+def _keys(device_types: Any) -> list[str]:
+    """``device_types`` as a list of dispatch key names: one str is one key (as
+    ``torch.library.custom_op`` takes it), not its letters."""
+    keys = [device_types] if isinstance(device_types, str) else list(device_types)
+    for key in keys:
+        if not isinstance(key, str):
+            raise TypeError(
+                "kwcall.torch: device_types must be a dispatch key name ('CPU', 'CUDA') or a "
+                f"list of them, got {key!r} ({type(key).__name__}) in it"
+            )
+    return keys
+
+
 def _check_namespace(ns: str) -> None:
     """ValueError when ``torch.ops.<ns>`` is no operator namespace but something of torch.ops'
     own (``_dir``, ``__dict__``, ``load_library``, ``higher_order``'s namespace of Python
@@ -141,7 +154,7 @@ def register(
     schema = schema_of(f, mutates_args, types, outputs)
     _check_native_target(f)
     rules = {p.name: outputs[p.name] for p in f.signature.parameters() if p.name in (outputs or {})}
-    keys = list(DEFAULT_DEVICE_TYPES if device_types is None else [str(k) for k in device_types])
+    keys = list(DEFAULT_DEVICE_TYPES if device_types is None else _keys(device_types))
     with _lock:
         entry = _operators.get(qualified_name)
         if entry is not None and replace:
