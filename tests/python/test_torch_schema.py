@@ -3,6 +3,8 @@ refusals of what a schema cannot express; and torch reading back what register()
 
 from __future__ import annotations
 
+from typing import Optional
+
 import kwcall
 import pytest
 import tvm_ffi
@@ -102,6 +104,58 @@ def test_more_mutated_tensors_than_letters_get_longer_alias_names():
     assert all(a.alias_info.is_write for a in arguments) and len(arguments) == 60
     op(name)(*(torch.zeros(1) for _ in names))
     assert len(targets()["last_record"]()) == 60
+
+
+def annotated(
+    x: torch.Tensor,
+    out: torch.Tensor,
+    bias: Optional[torch.Tensor] = None,  # noqa: UP045 - the spelling under test
+    *,
+    n: int,
+    scale: float | None = None,
+    flag: bool = False,
+    tag: str = "t",
+    other: list[int] = None,  # no schema type: the default's None alone says nothing
+):
+    pass
+
+
+ANNOTATED = (
+    "(Tensor x, Tensor(a!) out, Tensor? bias=None, *, int n, float? scale=None, bool flag=False, "
+    "str tag='t', Tensor? other=None) -> ()"
+)
+
+
+def test_types_come_from_torch_and_python_annotations():
+    # This module's annotations are text (`from __future__ import annotations`): evaluated.
+    recorder = targets()["recorder"]()
+    for f in (
+        kwcall.wrap(recorder, annotated),
+        kwcall.wrap(recorder, kwcall.Signature.from_callable(annotated)),
+    ):
+        assert f.signature.annotations["bias"] == Optional[torch.Tensor]  # noqa: UP045
+        schema = kwtorch.schema_of(f, mutates_args=["out"], types={"other": "Tensor"})
+        assert schema == ANNOTATED
+    # types= still decides over an annotation.
+    assert kwtorch.schema_of(
+        kwcall.wrap(recorder, annotated),
+        mutates_args=["out"],
+        types={"other": "Tensor", "n": "float"},
+    ) == ANNOTATED.replace("int n", "float n")
+    # A signature made without annotations has none.
+    assert kwcall.Signature(["x"]).annotations == {}
+    assert kwcall.Signature.from_json(kwcall.Signature.from_callable(annotated).to_json()) == (
+        kwcall.Signature.from_callable(annotated)
+    )
+
+
+def test_an_annotation_of_a_name_not_defined_yet_stays_text():
+    def later(x: NotDefinedYet) -> None:  # noqa: F821
+        pass
+
+    assert kwcall.Signature.from_callable(later).annotations == {"x": "NotDefinedYet"}
+    with pytest.raises(ValueError, match="parameter 'x' has no type a schema can use"):
+        kwtorch.schema_of(kwcall.wrap(targets()["recorder"](), later))
 
 
 def test_keyword_only_without_defaults_and_no_parameters():

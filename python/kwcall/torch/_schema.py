@@ -5,7 +5,8 @@ with their names, the keyword-only marker, their defaults, ``Tensor(a!)`` (a fre
 each: a ... z, aa, ...) for the mutated tensors, and no result: kwcall's operators write into
 mutated tensors.
 Each parameter's type comes from ``types``, else from CuTeDSL's compile for a ``kwcall.cute``
-function, else from its default (``1.0`` is a float); a ``None`` default makes it optional.
+function, else from its annotation (``torch.Tensor``, ``Optional[torch.Tensor]``, ``int``, ...),
+else from its default (``1.0`` is a float); a ``None`` default makes it optional.
 The parameters ``outputs`` names (``kwcall.torch.like`` rules, _outputs.py) are left out and
 returned instead: ``-> Tensor``, ``-> (Tensor, Tensor)``.
 """
@@ -22,6 +23,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from . import _cute_types, _outputs, _privates
+from ._annotation_types import schema_type
 
 _P = inspect.Parameter
 #: The schema types kwcall's kernel passes to a tvm-ffi function (src/torch/op_schema.cc).
@@ -175,7 +177,13 @@ def schema_of(
                 f"kwcall.torch: {name!r} is not a parameter of {signature.name or 'the function'}"
                 f"() (its parameters: {', '.join(names)})"
             )
-    known = _cute_types.types_of(f)
+    # What the annotations say, then what CuTeDSL's compile says over them.
+    known = {
+        name: type_
+        for name, annotation in signature.annotations.items()
+        if (type_ := schema_type(annotation)) is not None
+    }
+    known.update(_cute_types.types_of(f))
     rules = _outputs.checked(outputs, _output_check_types(params, types, known, outputs))
     pieces: list[str] = []
     alias = _alias_sets()
