@@ -8,7 +8,10 @@ same function, side by side in one process:
   quack's ``cute_op`` does), called the same way;
 - ``functional ...``: ``register(f, ..., outputs={"out": like("x")})``, which returns ``out``:
   through ``torch.ops``, through its eager call, against the mutating operator and the kwcall
-  function each given ``torch.empty_like(x)`` in Python.
+  function each given ``torch.empty_like(x)`` in Python;
+- torch's own out= operator doing the same arithmetic, as ``torch.add(x, y, alpha=2.0,
+  out=out)`` and through ``torch.ops`` as the kwcall operator is, ``torch.ops.aten.add.out``:
+  the floor of a call through torch's binding and dispatcher.
 
 The function is the C++ ``axpy`` of tests/python/native/torch_targets.cc (out = alpha * x + y,
 16 float32 elements: the call, not the arithmetic, is measured).
@@ -63,6 +66,7 @@ def routes() -> dict:
     x, y, out = torch.ones(16), torch.ones(16), torch.zeros(16)
     ours = torch.ops.kwcall_bench.axpy_out
     theirs = torch.ops.kwcall_bench.axpy_out_custom_op
+    aten_out = torch.ops.aten.add.out
     return {
         "kwcall function": lambda: f(x, y, out, alpha=2.0),
         "kwcall operator": lambda: ours(x, y, out, alpha=2.0),
@@ -72,15 +76,21 @@ def routes() -> dict:
         "kwcall operator + empty_like": lambda: ours(x, y, torch.empty_like(x), alpha=2.0),
         "functional operator": lambda: functional_op(x, y, alpha=2.0),
         "functional eager call": lambda: functional(x, y, alpha=2.0),
+        "torch.add(out=)": lambda: torch.add(x, y, alpha=2.0, out=out),
+        "torch.ops.aten.add.out": lambda: aten_out(x, y, alpha=2.0, out=out),
     }
 
 
 def table(rows: dict, unit: str, fmt: str) -> None:
     custom_op, function = rows["custom_op"], rows["kwcall function"]
-    print(f"| route | {unit} per call | ÷ custom_op | ÷ kwcall function |")
-    print("|---|---:|---:|---:|")
+    aten = rows["torch.ops.aten.add.out"]
+    print(f"| route | {unit} per call | ÷ custom_op | ÷ kwcall function | ÷ aten.add.out |")
+    print("|---|---:|---:|---:|---:|")
     for name, value in rows.items():
-        print(f"| {name} | {value:{fmt}} | {value / custom_op:.3f} | {value / function:.2f} |")
+        print(
+            f"| {name} | {value:{fmt}} | {value / custom_op:.3f} | {value / function:.2f} "
+            f"| {value / aten:.2f} |"
+        )
 
 
 def time_routes(number: int, repeats: int) -> None:
@@ -127,6 +137,8 @@ def routes_order() -> list[str]:
         "kwcall operator + empty_like",
         "functional operator",
         "functional eager call",
+        "torch.add(out=)",
+        "torch.ops.aten.add.out",
     ]
 
 

@@ -4,7 +4,8 @@ with no Python in it, which registers the operator and runs the graph.
 
     python examples/torch_aot/run.py [--build DIR]
 
-Needs torch (its wheel's libtorch is what the runner links), CMake, Ninja and a C++ compiler.
+Needs torch (the runner links its wheel's CPU libraries, a CUDA wheel's too, with no CUDA
+toolkit), CMake, Ninja and a C++ compiler. README.md says more.
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ import sys
 from pathlib import Path
 
 import kwcall.libinfo
-
-import torch
 
 HERE = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
@@ -41,8 +40,7 @@ def build(folder: Path) -> None:
         "Ninja",
         f"-DCMAKE_MAKE_PROGRAM={tool('ninja')}",
         f"-Dkwcall_DIR={kwcall.libinfo.cmake_dir()}",
-        f"-DCMAKE_PREFIX_PATH={torch.utils.cmake_prefix_path}",
-        f"-DPython_EXECUTABLE={sys.executable}",
+        f"-DPython_EXECUTABLE={sys.executable}",  # whose torch the runner links (CPU libraries)
     ]
     for command in (configure, [tool("cmake"), "--build", str(folder)]):
         done = subprocess.run(command, capture_output=True, text=True)

@@ -24,10 +24,10 @@ _argument_kinds = tvm_ffi.get_global_func("kwcall.torch.ArgumentKinds")
 
 
 def torch_op_text(compiled: Any, signature: Signature, torch_op: object, function_name: str) -> str:
-    """The full schema ``torch_op`` asks for: ``"ns::name"`` takes the schema
-    ``kwcall.torch.schema_of(compiled)`` derives; ``"ns::name(arguments) -> returns"`` is used as
-    written (the way to say ``Tensor(a!)``: ``"ns::name" + kwcall.torch.schema_of(compiled,
-    mutates_args=("out",))``)."""
+    """The full schema ``torch_op`` asks for: ``"ns::name(arguments) -> returns"`` is used as
+    written (``"ns::name" + kwcall.torch.schema_of(compiled, mutates_args=("out",))`` writes
+    one); ``"ns::name"`` takes the schema ``kwcall.torch.schema_of(compiled)`` derives, which
+    marks no tensor written and so is refused, saying to pass the full schema."""
     _link_signature.check_function_name(function_name)
     if not isinstance(torch_op, str):
         raise TypeError(
@@ -41,17 +41,26 @@ def torch_op_text(compiled: Any, signature: Signature, torch_op: object, functio
         text = torch_op + schema_of(compiled)
     # The form, with the texts kwcall::ExportedTorchOp uses; then what RegisterOp would refuse.
     _, schema = _from_result(text, function_name)
-    _argument_kinds(schema)
+    try:
+        _argument_kinds(schema)
+    except ValueError as error:
+        if text == torch_op:
+            raise
+        raise ValueError(
+            f"{error}; torch_op={torch_op!r} derives a schema that marks no tensor written: "
+            f"pass the full schema, torch_op={torch_op!r} + kwcall.torch.schema_of(compiled, "
+            "mutates_args=[...])"
+        ) from None
     _check_arguments(text, signature)
     return text
 
 
 def _check_arguments(text: str, signature: Signature) -> None:
     try:
-        import torch
+        from .torch._privates import parse_schema
     except ImportError:
-        return  # torch checks the whole schema when the operator is registered
-    schema = torch._C.parse_schema(text)
+        return  # no torch kwcall.torch takes: torch checks the schema at the registration
+    schema = parse_schema(text)
     got = [(a.name, a.kwarg_only) for a in schema.arguments]
     want = [(p.name, p.kind == p.KEYWORD_ONLY) for p in signature.parameters()]
     if got != want:

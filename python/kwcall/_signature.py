@@ -125,8 +125,9 @@ class Signature(tvm_ffi.Object):
     """
 
     # _defaults: the Python default objects, one per parameter (inspect.Parameter.empty where
-    # none), when made in Python; _params: the inspect.Parameter list, made when first asked.
-    __slots__ = ("_defaults", "_params")
+    # none), when made in Python; _params: the inspect.Parameter list, made when first asked;
+    # _annotations: the parameters' annotations, when made from an inspect.Signature.
+    __slots__ = ("_annotations", "_defaults", "_params")
 
     def __init__(
         self,
@@ -234,6 +235,13 @@ class Signature(tvm_ffi.Object):
             return tuple(p.default for p in self.parameters())
 
     @property
+    def annotations(self) -> dict[str, Any]:
+        """The parameters' annotations, by name, as ``from_inspect``/``from_callable`` got them
+        ({} for a signature made otherwise). Only read, never bound: no part of equality or of
+        the JSON form. ``kwcall.torch.schema_of`` takes schema types from them."""
+        return dict(getattr(self, "_annotations", {}))
+
+    @property
     def name(self) -> str:
         return str(_to_map(self)["name"])
 
@@ -283,6 +291,7 @@ class Signature(tvm_ffi.Object):
         """Build from an ``inspect.Signature``, leaving out the parameters in ``exclude``."""
         skip = set(exclude)
         params = []
+        annotations = {}
         for param in sig.parameters.values():
             if param.name in skip:
                 continue
@@ -294,6 +303,8 @@ class Signature(tvm_ffi.Object):
                 raise ValueError(
                     f"**kwargs not supported in wrapper generation (parameter '**{param.name}')"
                 )
+            if param.annotation is not _P.empty:
+                annotations[param.name] = param.annotation
             params.append(param.replace(annotation=_P.empty))
         positional = [p for p in params if p.kind != _P.KEYWORD_ONLY]
         for before, after in zip(positional, positional[1:], strict=False):
@@ -304,6 +315,7 @@ class Signature(tvm_ffi.Object):
                 )
         self = cls.__new__(cls)
         self._init(name, params, unpack)
+        self._annotations = annotations
         return self
 
     @classmethod
@@ -311,6 +323,11 @@ class Signature(tvm_ffi.Object):
         """Build from a Python function's signature; its ``__qualname__`` names it."""
         name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", "")
         signature = inspect.signature(fn, **_SIGNATURE_OPTIONS)
+        if any(isinstance(p.annotation, str) for p in signature.parameters.values()):
+            try:  # annotations kept as text (`from __future__ import annotations`), evaluated
+                signature = inspect.signature(fn, eval_str=True)
+            except Exception:  # noqa: BLE001 - a name not defined yet: the text stays
+                pass
         return cls.from_inspect(signature, name=name, exclude=exclude)
 
     @classmethod

@@ -9,6 +9,7 @@
 #include <tvm/ffi/reflection/registry.h>
 #include <tvm/ffi/string.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <string_view>
@@ -143,7 +144,7 @@ ArgKind KindOf(std::string_view argument) {
          (std::isalnum(static_cast<unsigned char>(argument[end])) || argument[end] == '_'))
     ++end;
   std::string_view base = argument.substr(0, end);
-  bool optional = false;
+  bool optional = false, written = false;
   // A list type ("Tensor[]", "int[2]") keeps its brackets, to be named in the refusal.
   if (end < argument.size() && argument[end] == '[') {
     size_t close = ClosingParen(argument, end);
@@ -161,6 +162,7 @@ ArgKind KindOf(std::string_view argument) {
       size_t close = ClosingParen(argument, end);
       if (close == std::string_view::npos) break;
       if (base != "Tensor") break;
+      written = written || argument.substr(end, close - end).find('!') != std::string_view::npos;
       end = close + 1;
     } else {
       break;
@@ -174,7 +176,7 @@ ArgKind KindOf(std::string_view argument) {
                               << "' (expected a type, then a name, as in 'Tensor x')";
   }
   std::string arg_name(name);
-  if (base == "Tensor") return {ArgType::kTensor, optional, arg_name};
+  if (base == "Tensor") return {ArgType::kTensor, optional, arg_name, written};
   if (base == "int") return {ArgType::kInt, optional, arg_name};
   if (base == "float") return {ArgType::kFloat, optional, arg_name};
   if (base == "bool") return {ArgType::kBool, optional, arg_name};
@@ -228,6 +230,14 @@ std::vector<ArgKind> ParseArgKinds(const std::string& schema, size_t num_results
       continue;
     }
     kinds.push_back(KindOf(argument));
+  }
+  if (num_results == 0 &&
+      std::none_of(kinds.begin(), kinds.end(), [](const ArgKind& k) { return k.written; })) {
+    TVM_FFI_THROW(ValueError) << "kwcall.torch: the schema '" << schema << "' returns nothing "
+                              << "and writes no tensor: torch.compile takes such an operator "
+                              << "for a pure function and may drop its calls; mark each tensor "
+                              << "the function writes, as in 'Tensor(a!) out' "
+                              << "(kwcall.torch.register: mutates_args=['out'])";
   }
   return kinds;
 }

@@ -15,12 +15,14 @@ struct ArgKind {
   ArgType type;
   bool optional;  // `T?`: the value comes boxed, or as None
   std::string name;
+  bool written = false;  // `Tensor(a!)`: the operator writes into it
 };
 
 // The argument kinds of `schema` ("(Tensor x, Tensor(a!) out, *, float alpha=1.0) -> ()").
 // Throws ffi::Error (ValueError) naming the argument whose type kwcall's kernel cannot pass,
 // or what is wrong with the schema's form (its results must be `num_results` tensors:
-// `-> ()`, `-> Tensor`, `-> (Tensor, Tensor)`, ...).
+// `-> ()`, `-> Tensor`, `-> (Tensor, Tensor)`, ...; one that returns none writes into at least
+// one tensor).
 std::vector<ArgKind> ParseArgKinds(const std::string& schema, size_t num_results = 0);
 
 // The results of an operator that returns `count` new tensors: "()", "Tensor", "(Tensor, ...)".

@@ -1,5 +1,6 @@
 // RegisterOp: a tvm-ffi function as a torch operator, and the handle that unregisters it; the
 // FFI global that gives the same to every tvm-ffi language (Python's kwcall.torch uses it).
+#include <kwcall/function.h>
 #include <kwcall/torch.h>
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/error.h>
@@ -40,8 +41,12 @@ std::string TorchReason(const Shim& shim) {
 void CheckRegistration(const Shim& shim, TorchError error, const std::string& what) {
   if (error == kTorchSuccess) return;
   std::string reason = TorchReason(shim);
-  TVM_FFI_THROW(RuntimeError) << "kwcall.torch: torch refused to " << what
-                              << (reason.empty() ? "" : ": ") << reason;
+  // No guess at the cause when torch gives none: a schema torch cannot read and a name taken
+  // already fail alike.
+  TVM_FFI_THROW(RuntimeError) << "kwcall.torch: torch refused to " << what << ": "
+                              << (reason.empty() ? "this torch gives no reason (2.13 and newer "
+                                                   "do)"
+                                                 : reason);
 }
 
 // Whether a TORCH_LIBRARY (torch's own aten, prims, quantized, ... or an extension's) defines
@@ -73,6 +78,20 @@ void CheckDeviceTypes(const std::vector<std::string>& device_types) {
                               << "could run before the Meta kernel and call the function with "
                               << "fake tensors";
   }
+}
+
+// The C entry point TVMFFIFunctionCreate was given for `f`, which it made. Every such function
+// shares one safe_call, tvm-ffi's detail::ExternCFunctionObjImpl's (tvm/ffi/function.h), which
+// calls the given one, kept after the function cell with its handle and deleter; a Python
+// callback and a CuTeDSL kernel differ only there.
+TVMFFISafeCallType CreatedWith(const ffi::FunctionObj* f) {
+  struct ExternCFields {
+    void* self;
+    TVMFFISafeCallType safe_call;
+    void (*deleter)(void*);
+  };
+  const char* after_cell = reinterpret_cast<const char*>(f) + sizeof(ffi::FunctionObj);
+  return reinterpret_cast<const ExternCFields*>(after_cell)->safe_call;
 }
 
 // A registered operator as a tvm-ffi object: destroying the object unregisters it.
@@ -195,9 +214,8 @@ Operator RegisterOp(ffi::Function function, const std::string& qualified_name,
   CheckRegistration(shim, shim.library_init_fragment(ns.c_str(), __FILE__, __LINE__, &library),
                     "open a library fragment for the namespace " + ns);
   s.libraries.push_back(library);
-  CheckRegistration(
-      shim, shim.library_def(library, full_schema.c_str()),
-      "define " + qualified_name + schema + " (an operator of that name may exist already)");
+  CheckRegistration(shim, shim.library_def(library, full_schema.c_str()),
+                    "define " + qualified_name + schema);
   device_types.push_back("Meta");
   RegisterKernels(shim, s, device_types);
   return op;
@@ -262,6 +280,15 @@ TVM_FFI_STATIC_INIT_BLOCK() {
              std::vector<std::string> device_types;
              for (const ffi::String& key : keys) device_types.emplace_back(key);
              obj->op.AddKernels(std::move(function), std::move(device_types));
+           })
+      // Whether `f`, followed through the targets of kwcall functions, ends at a function
+      // TVMFFIFunctionCreate made with the C entry point `like` was made with: kwcall.torch
+      // passes a Python callback, to refuse targets the kernel's DLTensor views would crash.
+      .def("kwcall.torch.TargetCreatedLike",
+           [](ffi::Function f, ffi::Function like) {
+             while (ffi::Optional<ffi::Function> target = GetTarget(f)) f = *target;
+             return f->safe_call == like->safe_call &&
+                    CreatedWith(f.get()) == CreatedWith(like.get());
            })
       // The oldest torch release whose shim has every function the kernel needs.
       .def("kwcall.torch.MinimumTorch", []() { return ffi::String(kMinimumTorch); })

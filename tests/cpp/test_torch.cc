@@ -11,10 +11,10 @@
 
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <string>
 #include <vector>
 
+#include "test_util.h"
 #include "torch/op_schema.h"
 
 namespace kwcall {
@@ -23,14 +23,12 @@ namespace {
 using StableIValue = uint64_t;
 using TensorHandle = void*;
 
-#ifndef KWCALL_TORCH_LIBRARY
-#define KWCALL_TORCH_LIBRARY ""
-#endif
+using testing::ErrorOf;
+using testing::TorchLibraryPath;
 
 bool TorchMapped() {
-  return std::string(KWCALL_TORCH_LIBRARY).empty()
-             ? false
-             : dlopen(KWCALL_TORCH_LIBRARY, RTLD_LAZY | RTLD_NOLOAD) != nullptr;
+  return !TorchLibraryPath().empty() &&
+         dlopen(TorchLibraryPath().c_str(), RTLD_LAZY | RTLD_NOLOAD) != nullptr;
 }
 
 // The few shim functions the test itself calls to make tensors and call the dispatcher.
@@ -55,11 +53,11 @@ struct TestShim {
 class TorchTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (std::string(KWCALL_TORCH_LIBRARY).empty()) {
+    if (TorchLibraryPath().empty()) {
       GTEST_SKIP() << "torch was not installed when the tests were configured "
                       "(scripts/test.sh --torch installs it)";
     }
-    shim_.library = dlopen(KWCALL_TORCH_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    shim_.library = dlopen(TorchLibraryPath().c_str(), RTLD_NOW | RTLD_LOCAL);
     ASSERT_NE(shim_.library, nullptr) << dlerror();
     shim_.Get(&shim_.dtype_float32, "aoti_torch_dtype_float32");
     shim_.Get(&shim_.device_type_cpu, "aoti_torch_device_type_cpu");
@@ -148,15 +146,6 @@ TEST_F(TorchTest, DestroyingTheHandleUnregisters) {
   shim_.delete_tensor_object(out);
 }
 
-std::string ErrorOf(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const ffi::Error& error) {
-    return std::string(error.kind()) + ": " + std::string(error.message());
-  }
-  return "no error";
-}
-
 TEST_F(TorchTest, RefusalsSayWhy) {
   torch::Operator op = torch::RegisterOp(Scale(), "kwcall_cpp_test::twice", kSchema);
   EXPECT_EQ(ErrorOf([] { torch::RegisterOp(Scale(), "kwcall_cpp_test::twice", kSchema); }),
@@ -198,14 +187,33 @@ TEST_F(TorchTest, RefusalsSayWhy) {
   // torch's own refusal: inductor::_mm_plus_mm exists (with the default overload), in a
   // namespace torch's libraries share as fragments.
   std::string taken = ErrorOf([] { torch::RegisterOp(Scale(), "inductor::_mm_plus_mm", kSchema); });
-  EXPECT_EQ(taken.rfind("RuntimeError: kwcall.torch: torch refused to define "
-                        "inductor::_mm_plus_mm(Tensor x, Tensor(a!) out, *, float alpha=1.0) -> () "
-                        "(an operator of that name may exist already)",
-                        0),
-            0u)
+  EXPECT_EQ(
+      taken.rfind("RuntimeError: kwcall.torch: torch refused to define "
+                  "inductor::_mm_plus_mm(Tensor x, Tensor(a!) out, *, float alpha=1.0) -> (): ",
+                  0),
+      0u)
       << taken;
-  EXPECT_NE(taken.find("with the same name and overload name multiple times"), std::string::npos)
+  // torch's reason where it gives one (2.13 and newer), never a guess.
+  const std::string no_reason = "this torch gives no reason (2.13 and newer do)";
+  const bool gives_reasons =
+      dlsym(shim_.library, "torch_exception_get_what_without_backtrace") != nullptr;
+  EXPECT_NE(
+      taken.find(gives_reasons ? "with the same name and overload name multiple times" : no_reason),
+      std::string::npos)
       << taken;
+  // A schema torch cannot read (a parameter named NoneType).
+  std::string unreadable = ErrorOf([] {
+    torch::RegisterOp(Scale(), "kwcall_cpp_test::unreadable",
+                      "(Tensor NoneType, Tensor(a!) out, *, float alpha=1.0) -> ()");
+  });
+  EXPECT_EQ(
+      unreadable.rfind("RuntimeError: kwcall.torch: torch refused to define "
+                       "kwcall_cpp_test::unreadable(Tensor NoneType, Tensor(a!) out, *, "
+                       "float alpha=1.0) -> (): " +
+                           (gives_reasons ? "expected ident but found 'NoneType' here" : no_reason),
+                       0),
+      0u)
+      << unreadable;
 }
 
 // Schemas torch reads as other arguments than a reader that does not know its comments, line
@@ -258,12 +266,24 @@ std::string Kinds(const std::string& schema) {
 
 TEST(TorchSchemaReader, ReadsWhatItModels) {
   // Quoted defaults may hold what is refused outside them (but line breaks), and escapes.
-  EXPECT_EQ(Kinds("(Tensor x, str s='a#b, \\'c\\' (d)\\\\', str t=\"'\", int n=-1) -> ()"),
+  EXPECT_EQ(Kinds("(Tensor(a!) x, str s='a#b, \\'c\\' (d)\\\\', str t=\"'\", int n=-1) -> ()"),
             "x:0, s:4, t:4, n:1");
   // Arguments on several lines, aliases, optional types, floats with exponents.
   EXPECT_EQ(Kinds("(\n  Tensor(a!) out,\n  Tensor(b -> *)? o=None,\n  *,\n  float e=1e-05,\n"
                   "\tbool b=True\n) -> ()"),
             "out:0, o:0?, e:2, b:3");
+}
+
+TEST(TorchSchemaReader, RefusesAnOperatorThatWritesNothing) {
+  // It returns nothing too: torch.compile would take it for pure and could drop its calls.
+  for (const char* schema : {"(Tensor x, int n) -> ()", "(Tensor(a) x, Tensor? y) -> ()"}) {
+    EXPECT_EQ(ErrorOf([&] { torch::ParseArgKinds(schema); }),
+              std::string("ValueError: kwcall.torch: the schema '") + schema +
+                  "' returns nothing and writes no tensor: torch.compile takes such an operator "
+                  "for a pure function and may drop its calls; mark each tensor the function "
+                  "writes, as in 'Tensor(a!) out' (kwcall.torch.register: mutates_args=['out'])");
+  }
+  EXPECT_EQ(Kinds("(Tensor x, Tensor(a!)? o=None) -> ()"), "x:0, o:0?");
 }
 
 TEST_F(TorchTest, HostileSchemasAreRefusedBeforeTorchSeesThem) {

@@ -13,10 +13,6 @@
 
 #include "test_util.h"
 
-#ifndef KWCALL_TORCH_LIBRARY
-#define KWCALL_TORCH_LIBRARY ""
-#endif
-
 namespace kwcall {
 namespace {
 
@@ -25,11 +21,11 @@ using testing::ErrorOf;
 class RegisterExportedTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (std::string(KWCALL_TORCH_LIBRARY).empty()) {
+    if (testing::TorchLibraryPath().empty()) {
       GTEST_SKIP() << "torch was not installed when the tests were configured "
                       "(scripts/test.sh --torch installs it)";
     }
-    void* torch = dlopen(KWCALL_TORCH_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    void* torch = dlopen(testing::TorchLibraryPath().c_str(), RTLD_NOW | RTLD_LOCAL);
     ASSERT_NE(torch, nullptr) << dlerror();
     Get(torch, &call_dispatcher_, "aoti_torch_call_dispatcher");
     Get(torch, &empty_strided_, "aoti_torch_empty_strided");

@@ -7,13 +7,26 @@
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/error.h>
 
+#include <cstdlib>
 #include <functional>
 #include <string>
 
 #include "reference/reference_binder.h"
 
+#ifndef KWCALL_TORCH_LIBRARY
+#define KWCALL_TORCH_LIBRARY ""
+#endif
+
 namespace kwcall {
 namespace testing {
+
+// The libtorch_cpu.so the torch tests dlopen: $KWCALL_TORCH_LIBRARY when set (the torch matrix,
+// scripts/test_torch_matrix.sh, points one build of the tests at each torch release), else the
+// one of the Python's torch when the tests were configured; "" when there is none.
+inline std::string TorchLibraryPath() {
+  const char* given = std::getenv("KWCALL_TORCH_LIBRARY");
+  return given != nullptr && *given != '\0' ? given : KWCALL_TORCH_LIBRARY;
+}
 
 // A target that returns its packed arguments as an Array.
 using reference::EchoTarget;

@@ -90,13 +90,26 @@ def test_the_schema_is_linked_beside_the_signature(compiled, tmp_path):
     assert exported_op(plain) is None
 
 
-def test_the_name_alone_takes_the_derived_schema(compiled, tmp_path):
+def test_the_name_alone_derives_a_schema_that_writes_nothing_and_is_refused(compiled, tmp_path):
+    # An operator that writes no tensor and returns nothing is refused (torch.compile would take
+    # it for pure); the derived schema marks nothing written, so the full one must be given.
     # kwcall.torch raises ImportError, not ModuleNotFoundError, without torch: ask for torch.
     pytest.importorskip("torch", reason="kwcall.torch needs torch")
     torch_ops = pytest.importorskip("kwcall.torch")
+    with pytest.raises(ValueError) as refused:
+        kwcute.export_to_c(
+            compiled, str(tmp_path / "k.o"), function_name="kern", torch_op="kwcall_test::kern"
+        )
+    assert str(refused.value).endswith(
+        "; torch_op='kwcall_test::kern' derives a schema that marks no tensor written: pass the "
+        "full schema, torch_op='kwcall_test::kern' + kwcall.torch.schema_of(compiled, "
+        "mutates_args=[...])"
+    )
+    assert os.listdir(tmp_path) == []
     obj = tmp_path / "k.o"
-    kwcute.export_to_c(compiled, str(obj), function_name="kern", torch_op="kwcall_test::kern")
-    assert exported_op(obj) == ["kwcall_test::kern", torch_ops.schema_of(compiled)]
+    full = "kwcall_test::kern" + torch_ops.schema_of(compiled, mutates_args=["out"])
+    kwcute.export_to_c(compiled, str(obj), function_name="kern", torch_op=full)
+    assert exported_op(obj) == ["kwcall_test::kern", full[len("kwcall_test::kern") :]]
 
 
 @pytest.mark.parametrize(

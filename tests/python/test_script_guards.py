@@ -87,7 +87,11 @@ def test_remove_roots_removes_the_roots_named(tmp_path, roots):
 @needs_bash
 @pytest.mark.parametrize(
     ("script", "package"),
-    [("test_cute_versions.sh", "nvidia-cutlass-dsl"), ("test_tvm_ffi_matrix.sh", "apache-tvm-ffi")],
+    [
+        ("test_cute_versions.sh", "nvidia-cutlass-dsl"),
+        ("test_tvm_ffi_matrix.sh", "apache-tvm-ffi"),
+        ("test_torch_matrix.sh", "torch"),
+    ],
 )
 @pytest.mark.parametrize("version", ["..", "../..", "/", "4.8.1/../..", "*", ""])
 def test_version_scripts_refuse_what_is_no_version(tmp_path, script, package, version):

@@ -3,6 +3,8 @@ refusals of what a schema cannot express; and torch reading back what register()
 
 from __future__ import annotations
 
+from typing import Optional
+
 import kwcall
 import pytest
 import tvm_ffi
@@ -86,6 +88,76 @@ def test_each_mutated_tensor_gets_its_own_alias_letter():
     )
 
 
+def test_more_mutated_tensors_than_letters_get_longer_alias_names():
+    # 27 or more raised a bare StopIteration.
+    names = [f"t{i}" for i in range(60)]
+    f = wrapped(*names)
+    schema = kwtorch.schema_of(f, mutates_args=names, types=dict.fromkeys(names, "Tensor"))
+    assert schema.startswith("(Tensor(a!) t0, Tensor(b!) t1, ")
+    assert "Tensor(z!) t25, Tensor(aa!) t26, Tensor(ab!) t27, " in schema
+    # 'as' is a keyword torch's lexer cannot take as an alias set: skipped.
+    assert "Tensor(ar!) t43, Tensor(at!) t44, " in schema
+    assert schema.endswith("Tensor(bi!) t59) -> ()")
+    name = op_name("many")
+    kwtorch.register(f, name, mutates_args=names, types=dict.fromkeys(names, "Tensor"))
+    arguments = op(name).default._schema.arguments
+    assert all(a.alias_info.is_write for a in arguments) and len(arguments) == 60
+    op(name)(*(torch.zeros(1) for _ in names))
+    assert len(targets()["last_record"]()) == 60
+
+
+def annotated(
+    x: torch.Tensor,
+    out: torch.Tensor,
+    bias: Optional[torch.Tensor] = None,  # noqa: UP045 - the spelling under test
+    *,
+    n: int,
+    scale: float | None = None,
+    flag: bool = False,
+    tag: str = "t",
+    other: list[int] = None,  # no schema type: the default's None alone says nothing
+):
+    pass
+
+
+ANNOTATED = (
+    "(Tensor x, Tensor(a!) out, Tensor? bias=None, *, int n, float? scale=None, bool flag=False, "
+    "str tag='t', Tensor? other=None) -> ()"
+)
+
+
+def test_types_come_from_torch_and_python_annotations():
+    # This module's annotations are text (`from __future__ import annotations`): evaluated.
+    recorder = targets()["recorder"]()
+    for f in (
+        kwcall.wrap(recorder, annotated),
+        kwcall.wrap(recorder, kwcall.Signature.from_callable(annotated)),
+    ):
+        assert f.signature.annotations["bias"] == Optional[torch.Tensor]  # noqa: UP045
+        schema = kwtorch.schema_of(f, mutates_args=["out"], types={"other": "Tensor"})
+        assert schema == ANNOTATED
+    # types= still decides over an annotation.
+    assert kwtorch.schema_of(
+        kwcall.wrap(recorder, annotated),
+        mutates_args=["out"],
+        types={"other": "Tensor", "n": "float"},
+    ) == ANNOTATED.replace("int n", "float n")
+    # A signature made without annotations has none.
+    assert kwcall.Signature(["x"]).annotations == {}
+    assert kwcall.Signature.from_json(kwcall.Signature.from_callable(annotated).to_json()) == (
+        kwcall.Signature.from_callable(annotated)
+    )
+
+
+def test_an_annotation_of_a_name_not_defined_yet_stays_text():
+    def later(x: NotDefinedYet) -> None:  # noqa: F821
+        pass
+
+    assert kwcall.Signature.from_callable(later).annotations == {"x": "NotDefinedYet"}
+    with pytest.raises(ValueError, match="parameter 'x' has no type a schema can use"):
+        kwtorch.schema_of(kwcall.wrap(targets()["recorder"](), later))
+
+
 def test_keyword_only_without_defaults_and_no_parameters():
     f = wrapped("x", kwonly=("k", "m"))
     assert (
@@ -147,6 +219,49 @@ def test_refusals_name_the_parameter_and_what_to_pass(build, kwargs, message):
     assert message in str(error.value)
 
 
+@pytest.mark.parametrize(
+    "default, type_, why",
+    [
+        (2**63, "int", "outside int64, the range of a schema's int"),
+        (-(2**63) - 1, "int", "outside int64, the range of a schema's int"),
+        (10**400, "float", "too large for a float"),
+        (5e-324, "float", "a subnormal float, which torch's reader refuses"),
+        ("a\0b", "str", "whose character '\\x00' a schema's string cannot hold"),
+        ("a\rb", "str", "whose character '\\r' a schema's string cannot hold"),
+    ],
+)
+def test_defaults_torch_cannot_read_are_refused_naming_the_parameter(default, type_, why):
+    # schema_of wrote each as text torch then refused, and register blamed a name clash.
+    with pytest.raises(ValueError) as refused:
+        kwtorch.schema_of(wrapped("x", "p", defaults=(default,)), types={"x": "Tensor", "p": type_})
+    assert str(refused.value).startswith(
+        f"kwcall.torch: parameter 'p' has the default {default!r}, {why}"
+    )
+    assert str(refused.value).endswith(
+        ": drop the default (pass the value at each call) or give one a schema can write"
+    )
+
+
+def test_a_parameter_torch_cannot_read_is_refused_with_torch_s_reason():
+    with pytest.raises(ValueError) as refused:
+        kwtorch.schema_of(wrapped("NoneType"), types={"NoneType": "Tensor"})
+    assert str(refused.value) == (
+        "kwcall.torch: parameter 'NoneType' is the schema argument 'Tensor NoneType', which torch "
+        "cannot read (expected ident but found 'NoneType' here): rename the parameter, or drop "
+        "or change its default"
+    )
+
+
+@pytest.mark.parametrize("default", ["a\nb", "tab\there", "\a\b\f\v", "it's \\ 'quoted'", "héllo"])
+def test_str_defaults_torch_reads_back_whole(default):
+    f = wrapped("x", "s", defaults=(default,))
+    name = op_name("str_default")
+    kwtorch.register(f, name, mutates_args=["x"], types={"x": "Tensor"})
+    assert op(name).default._schema.arguments[1].default_value == default
+    op(name)(torch.zeros(1))
+    assert list(targets()["last_record"]())[1] == "str:" + default
+
+
 def test_unpacked_dataclass_parameter_is_refused():
     pytest.importorskip("tvm_ffi.utils.unpack_dataclass", reason="this tvm-ffi cannot unpack")
     with pytest.raises(ValueError, match="parameter 'p' is a dataclass or NamedTuple unpacked"):
@@ -194,6 +309,75 @@ def test_a_namespace_a_torch_library_defines_is_refused_on_every_route():
     with pytest.raises(RuntimeError, match="the namespace 'aten' of aten::kwcall_axpy is defined"):
         kwtorch.register(axpy_function(), "aten::kwcall_axpy", mutates_args=["out"], types=TENSORS)
     assert "aten::kwcall_axpy" not in kwtorch.registered()
+
+
+def test_an_operator_that_writes_no_tensor_is_refused():
+    # It returns nothing too: torch.compile took it for a pure function and dropped its calls.
+    name = op_name("pure")
+    with pytest.raises(ValueError) as refused:
+        kwtorch.register(axpy_function(), name, types=TENSORS)
+    assert str(refused.value) == (
+        "kwcall.torch: the schema '(Tensor x, Tensor y, Tensor out, *, float alpha=1.0) -> ()' "
+        "returns nothing and writes no tensor: torch.compile takes such an operator for a pure "
+        "function and may drop its calls; mark each tensor the function writes, as in "
+        "'Tensor(a!) out' (kwcall.torch.register: mutates_args=['out'])"
+    )
+    assert name not in kwtorch.registered()
+
+
+def test_a_function_over_a_python_callable_is_refused():
+    # Its first call that used a tensor segfaulted: the kernel passes DLTensor* views.
+    def python_axpy(x, y, out, alpha=1.0):
+        out.copy_(alpha * x + y)
+
+    signature = axpy_function().signature
+    direct = kwcall.wrap(python_axpy, signature)
+    nested = kwcall.wrap(kwcall.wrap(python_axpy, signature), signature)
+    for f in (direct, nested):
+        name = op_name("python_target")
+        with pytest.raises(TypeError) as refused:
+            kwtorch.register(f, name, mutates_args=["out"], types=TENSORS)
+        assert str(refused.value) == (
+            f"kwcall.torch: {f!r} calls a Python function, which kwcall's C++ kernel cannot "
+            "call (it passes tensors as DLTensor* views, which a Python callback cannot use): "
+            "register a kwcall function on a native target (a kwcall.cute kernel, a C++ tvm-ffi "
+            "function, kwcall.load_function's), or make a Python kernel an operator with "
+            "torch.library.custom_op"
+        )
+        assert name not in kwtorch.registered()
+    # A native target, wrapped twice, is registered.
+    native = kwcall.wrap(axpy_function(), signature)
+    kwtorch.register(native, op_name("native"), mutates_args=["out"], types=TENSORS)
+
+
+@pytest.mark.parametrize("ns", ["_dir", "__dict__", "__class__", "load_library", "higher_order"])
+def test_a_namespace_that_is_an_attribute_of_torch_ops_is_refused(ns):
+    # register took it, and unregister then raised though the operator was gone.
+    with pytest.raises(ValueError) as refused:
+        kwtorch.register(axpy_function(), f"{ns}::axpy", mutates_args=["out"], types=TENSORS)
+    assert str(refused.value).startswith(f"kwcall.torch: torch.ops.{ns} is ")
+    assert str(refused.value).endswith(
+        f", not a namespace of operators, so the operator could not be reached as "
+        f"torch.ops.{ns}.<name>: choose another namespace (one of your own, as in 'mylib')"
+    )
+    assert f"{ns}::axpy" not in kwtorch.registered()
+
+
+def test_one_device_type_given_as_a_str_is_one_key():
+    # "CPU" was split into 'C', 'P', 'U'.
+    name = op_name("cpu_only")
+    kwtorch.register(axpy_function(), name, mutates_args=["out"], types=TENSORS, device_types="CPU")
+    x, out = torch.ones(3), torch.zeros(3)
+    op(name)(x, x, out, alpha=2.0)
+    assert out.tolist() == [3.0, 3.0, 3.0]
+    with pytest.raises(TypeError, match=r"got device\(type='cpu'\) \(device\) in it"):
+        kwtorch.register(
+            axpy_function(),
+            op_name("not_a_key"),
+            mutates_args=["out"],
+            types=TENSORS,
+            device_types=[torch.device("cpu")],
+        )
 
 
 def test_a_name_is_free_again_after_unregister():

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-_PYTHON_TYPES = {int: "int", float: "float", bool: "bool", str: "str"}
+from ._annotation_types import schema_type
 
 
 def _execution_args(f: Any) -> Any:
@@ -36,7 +36,7 @@ def _type_of_annotation(annotation: Any) -> str | None:
         return "int"
     if issubclass(annotation, dsl.Float):
         return "float"
-    return _PYTHON_TYPES.get(annotation)
+    return schema_type(annotation)
 
 
 def types_of(f: Any) -> dict[str, str]:

@@ -8,11 +8,11 @@ The direct route is taken when none of what torch would run before the operator'
 active. Each check is the one torch makes itself, read once per call in C
 (python/ext/eager_call.cc):
 
-* a torch function mode (``torch._C._is_torch_function_mode_enabled``): it sees the operator's
+* a torch function mode (torch's ``_is_torch_function_mode_enabled``): it sees the operator's
   call;
 * a torch dispatch mode, FakeTensorMode and the infra modes of ``make_fx``, functionalization
-  and ``torch.export`` included (``torch._C._len_torch_dispatch_stack``);
-* a functorch transform (``vmap``, ``grad``: ``torch._C._are_functorch_transforms_active``);
+  and ``torch.export`` included (``_len_torch_dispatch_stack``);
+* a functorch transform (``vmap``, ``grad``: ``_are_functorch_transforms_active``);
 * a tensor argument of a subclass (FakeTensor, FunctionalTensor, ``nn.Parameter``, any class
   with ``__torch_function__`` or ``__torch_dispatch__``);
 * a tensor argument that requires grad while grad mode is on (the operator's autograd
@@ -43,21 +43,9 @@ import kwcall
 import torch
 from kwcall import _kwcall
 
-from . import _outputs
+from . import _outputs, _privates
 
 _eager_function = tvm_ffi.get_global_func("kwcall.torch.EagerFunction")
-
-
-def _mode_checks() -> tuple[Any, ...] | None:
-    """torch's checks of an active mode or transform, or None when this torch lacks one (the
-    object then always calls the operator)."""
-    names = (
-        "_is_torch_function_mode_enabled",
-        "_len_torch_dispatch_stack",
-        "_are_functorch_transforms_active",
-    )
-    checks = tuple(getattr(torch._C, name, None) for name in names)
-    return None if None in checks else checks
 
 
 def _without(signature: kwcall.Signature, names: Mapping[str, Any]) -> kwcall.Signature:
@@ -78,8 +66,8 @@ def make_eager_call(
     keys = None if device_types is None else list(device_types)
     target = _eager_function(f, qualified_name, schema, _outputs.as_maps(outputs), keys)
     direct = kwcall.wrap(target, _without(f.signature, outputs))
-    checks = _mode_checks()
-    if checks is None:
+    checks = _privates.mode_checks()
+    if checks is None:  # a torch without one: the object always calls the operator
         direct, checks = op, ()
     requires_grad = inspect.getattr_static(torch.Tensor, "requires_grad")
     call = _kwcall.eager_call(

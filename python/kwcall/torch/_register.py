@@ -10,6 +10,7 @@ its compiled code loaded.
 
 from __future__ import annotations
 
+import inspect
 import threading
 import weakref
 from collections.abc import Iterable, Mapping
@@ -20,12 +21,16 @@ import tvm_ffi
 
 import torch
 
-from . import _eager, _outputs
+from . import _eager, _outputs, _privates
 from ._schema import schema_of
 
 _register_op = tvm_ffi.get_global_func("kwcall.torch.RegisterOp")
 _add_kernels = tvm_ffi.get_global_func("kwcall.torch.AddKernels")
 DEFAULT_DEVICE_TYPES = ("CPU", "CUDA")
+_target_created_like = tvm_ffi.get_global_func("kwcall.torch.TargetCreatedLike")
+# A tvm-ffi function over a Python callable: tvm-ffi makes every such function with one C entry
+# point, which this one shows.
+_PYTHON_CALLBACK = tvm_ffi.convert(lambda: None)
 
 
 @dataclass
@@ -57,6 +62,45 @@ def _split(qualified_name: Any) -> tuple[str, str, str]:
     )
 
 
+def _keys(device_types: Any) -> list[str]:
+    """``device_types`` as a list of dispatch key names: one str is one key (as
+    ``torch.library.custom_op`` takes it), not its letters."""
+    keys = [device_types] if isinstance(device_types, str) else list(device_types)
+    for key in keys:
+        if not isinstance(key, str):
+            raise TypeError(
+                "kwcall.torch: device_types must be a dispatch key name ('CPU', 'CUDA') or a "
+                f"list of them, got {key!r} ({type(key).__name__}) in it"
+            )
+    return keys
+
+
+def _check_namespace(ns: str) -> None:
+    """ValueError when ``torch.ops.<ns>`` is no operator namespace but something of torch.ops'
+    own (``_dir``, ``__dict__``, ``load_library``, ``higher_order``'s namespace of Python
+    operators): the operator could not be reached there, nor forgotten at ``unregister``."""
+    found = inspect.getattr_static(torch.ops, ns, None)
+    if found is not None and type(found) is not type(torch.ops.aten):
+        raise ValueError(
+            f"kwcall.torch: torch.ops.{ns} is {type(found).__name__} {found!r:.60}, not a "
+            "namespace of operators, so the operator could not be reached as "
+            f"torch.ops.{ns}.<name>: choose another namespace (one of your own, as in 'mylib')"
+        )
+
+
+def _check_native_target(f: Any) -> None:
+    """TypeError when ``f`` calls a Python function: the kernel passes tensors as DLTensor*
+    views, which a Python callback cannot use (the first call that touched one crashed)."""
+    if _target_created_like(f, _PYTHON_CALLBACK):
+        raise TypeError(
+            f"kwcall.torch: {f!r} calls a Python function, which kwcall's C++ kernel cannot "
+            "call (it passes tensors as DLTensor* views, which a Python callback cannot use): "
+            "register a kwcall function on a native target (a kwcall.cute kernel, a C++ tvm-ffi "
+            "function, kwcall.load_function's), or make a Python kernel an operator with "
+            "torch.library.custom_op"
+        )
+
+
 def _torch_has(ns: str, name: str, overload: str) -> bool:
     """Whether torch knows the operator ``ns::name`` with that overload."""
     try:
@@ -68,13 +112,6 @@ def _torch_has(ns: str, name: str, overload: str) -> bool:
 
 def _packet(ns: str, name: str) -> Any:
     return getattr(getattr(torch.ops, ns), name)
-
-
-def _forget_in_torch_ops(ns: str, name: str) -> None:
-    """torch.ops caches the operators it has looked up: drop ours, so that the name can be
-    registered again (the packet is looked up afresh, with the overloads torch has then)."""
-    namespace = getattr(torch.ops, ns)
-    vars(namespace).pop(name, None)
 
 
 def _retire(qualified_name: str, entry: _Registered) -> None:
@@ -113,9 +150,11 @@ def register(
     first (its eager calls go through torch from then on, to the new one). RuntimeError
     otherwise, and when torch has an operator of that name that kwcall did not register."""
     ns, name, overload = _split(qualified_name)
+    _check_namespace(ns)
     schema = schema_of(f, mutates_args, types, outputs)
+    _check_native_target(f)
     rules = {p.name: outputs[p.name] for p in f.signature.parameters() if p.name in (outputs or {})}
-    keys = list(DEFAULT_DEVICE_TYPES if device_types is None else [str(k) for k in device_types])
+    keys = list(DEFAULT_DEVICE_TYPES if device_types is None else _keys(device_types))
     with _lock:
         entry = _operators.get(qualified_name)
         if entry is not None and replace:
@@ -132,7 +171,7 @@ def register(
             handle = _register_op(f, qualified_name, schema, keys, _outputs.as_maps(rules))
             entry = _Registered([f], handle, schema, rules, set(keys))
             _operators[qualified_name] = entry
-        _forget_in_torch_ops(ns, name)  # the packet learns of a new overload
+        _privates.forget_cached_operator(ns, name)  # the packet learns of a new overload
         op = getattr(_packet(ns, name), overload)
         call = _eager.make_eager_call(f, qualified_name, schema, rules, keys, op)
         entry.calls.add(call)
@@ -173,7 +212,7 @@ def _unregister_locked(qualified_name: str) -> None:
         raise KeyError(f"kwcall.torch: no operator {qualified_name} was registered here")
     _retire(qualified_name, entry)
     del entry
-    _forget_in_torch_ops(ns, name)
+    _privates.forget_cached_operator(ns, name)
 
 
 def unregister(qualified_name: str) -> None:

@@ -1,10 +1,12 @@
 """A torch operator schema from a kwcall function's signature.
 
 ``(Tensor x, Tensor y, Tensor(a!) out, *, float alpha=1.0) -> ()``: the parameters in order
-with their names, the keyword-only marker, their defaults, ``Tensor(a!)`` (a fresh alias letter
-each) for the mutated tensors, and no result: kwcall's operators write into mutated tensors.
+with their names, the keyword-only marker, their defaults, ``Tensor(a!)`` (a fresh alias set
+each: a ... z, aa, ...) for the mutated tensors, and no result: kwcall's operators write into
+mutated tensors.
 Each parameter's type comes from ``types``, else from CuTeDSL's compile for a ``kwcall.cute``
-function, else from its default (``1.0`` is a float); a ``None`` default makes it optional.
+function, else from its annotation (``torch.Tensor``, ``Optional[torch.Tensor]``, ``int``, ...),
+else from its default (``1.0`` is a float); a ``None`` default makes it optional.
 The parameters ``outputs`` names (``kwcall.torch.like`` rules, _outputs.py) are left out and
 returned instead: ``-> Tensor``, ``-> (Tensor, Tensor)``.
 """
@@ -12,19 +14,44 @@ returned instead: ``-> Tensor``, ``-> (Tensor, Tensor)``.
 from __future__ import annotations
 
 import inspect
+import itertools
+import keyword
 import math
 import string
-from collections.abc import Iterable, Mapping
+import sys
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from . import _cute_types, _outputs
+from . import _cute_types, _outputs, _privates
+from ._annotation_types import schema_type
 
 _P = inspect.Parameter
 #: The schema types kwcall's kernel passes to a tvm-ffi function (src/torch/op_schema.cc).
 BASE_TYPES = ("Tensor", "int", "float", "bool", "str")
 _TYPE_OF_DEFAULT = {bool: "bool", int: "int", float: "float", str: "str"}
-_ALIASES = string.ascii_lowercase
 _TYPES_HINT = "'Tensor', 'int', 'float', 'bool' or 'str', with '?' when it may be None"
+_INT64 = range(-(2**63), 2**63)
+# What a schema's string writes escaped: the quote and backslash, and the control characters
+# torch's reader knows (torch/csrc/jit/frontend/parse_string_literal.h); others it cannot hold.
+_STR_ESCAPES = {
+    "\\": "\\\\",
+    "'": "\\'",
+    "\n": "\\n",
+    "\t": "\\t",
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\v": "\\v",
+}
+
+
+def _alias_sets() -> Iterator[str]:
+    """Alias set names, one per mutated tensor: a ... z, then aa, ab, ... but the keywords
+    torch's lexer shares with Python ('as', 'if', 'in', ...), which it cannot take."""
+    for length in itertools.count(1):
+        for letters in itertools.product(string.ascii_lowercase, repeat=length):
+            if not keyword.iskeyword(name := "".join(letters)):
+                yield name
 
 
 def _signature_of(f: Any) -> Any:
@@ -48,19 +75,44 @@ def _checked_type(name: str, written: Any) -> str:
     return written
 
 
+def _refuse_default(name: str, default: Any, why: str) -> ValueError:
+    return ValueError(
+        f"kwcall.torch: parameter {name!r} has the default {default!r}, {why}: drop the default "
+        "(pass the value at each call) or give one a schema can write"
+    )
+
+
 def _default_text(name: str, type_: str, default: Any) -> str:
-    """``default`` as the schema writes it for a parameter of ``type_``."""
+    """``default`` as the schema writes it for a parameter of ``type_``: text torch reads back
+    as that value, or ValueError naming the parameter."""
     if default is None:
         return "None"
     base = type_.rstrip("?")
     if base == "bool" and type(default) in (bool, int) and default in (0, 1):
         return "True" if default else "False"  # CuTeDSL's Boolean defaults arrive as 0/1
     if base == "int" and type(default) is int:
+        if default not in _INT64:
+            raise _refuse_default(name, default, "outside int64, the range of a schema's int")
         return str(default)
-    if base == "float" and type(default) in (int, float) and math.isfinite(default):
-        return repr(float(default))
+    if base == "float" and type(default) in (int, float):
+        try:
+            value = float(default)
+        except OverflowError:
+            raise _refuse_default(name, default, "too large for a float") from None
+        if 0 < abs(value) < sys.float_info.min:
+            raise _refuse_default(name, default, "a subnormal float, which torch's reader refuses")
+        if math.isfinite(value):
+            return repr(value)
     if base == "str" and type(default) is str:
-        return "'" + default.replace("\\", "\\\\").replace("'", "\\'") + "'"
+        unwritable = [c for c in default if (c < " " or c == "\x7f") and c not in _STR_ESCAPES]
+        if unwritable:
+            raise _refuse_default(
+                name,
+                default,
+                f"whose character {unwritable[0]!r} a schema's string cannot hold (it escapes "
+                "only \\n, \\t, \\a, \\b, \\f and \\v)",
+            )
+        return "'" + "".join(_STR_ESCAPES.get(c, c) for c in default) + "'"
     raise ValueError(
         f"kwcall.torch: parameter {name!r} of type {type_} has the default {default!r}, which a "
         "schema cannot write (defaults may be None, a bool, an int, a finite float or a str "
@@ -125,10 +177,16 @@ def schema_of(
                 f"kwcall.torch: {name!r} is not a parameter of {signature.name or 'the function'}"
                 f"() (its parameters: {', '.join(names)})"
             )
-    known = _cute_types.types_of(f)
+    # What the annotations say, then what CuTeDSL's compile says over them.
+    known = {
+        name: type_
+        for name, annotation in signature.annotations.items()
+        if (type_ := schema_type(annotation)) is not None
+    }
+    known.update(_cute_types.types_of(f))
     rules = _outputs.checked(outputs, _output_check_types(params, types, known, outputs))
     pieces: list[str] = []
-    alias = iter(_ALIASES)
+    alias = _alias_sets()
     for param in params:
         if param.name in rules:
             continue
@@ -163,5 +221,19 @@ def schema_of(
         piece = f"{type_} {param.name}"
         if param.default is not _P.empty:
             piece += "=" + _default_text(param.name, type_, param.default)
+        _check_torch_reads(param.name, piece)
         pieces.append(piece)
     return "(" + ", ".join(pieces) + ") -> " + _outputs.results_text(len(rules))
+
+
+def _check_torch_reads(name: str, piece: str) -> None:
+    """ValueError, with torch's reason, when torch cannot read the argument ``piece`` (a
+    parameter named ``NoneType``, say)."""
+    try:
+        _privates.parse_schema(f"f({piece}) -> ()")
+    except RuntimeError as error:
+        reason = (str(error).strip().splitlines() or ["no reason given"])[0].rstrip(":")
+        raise ValueError(
+            f"kwcall.torch: parameter {name!r} is the schema argument {piece!r}, which torch "
+            f"cannot read ({reason}): rename the parameter, or drop or change its default"
+        ) from None
