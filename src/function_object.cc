@@ -43,6 +43,14 @@ KwFunctionObj::FCall KwFunctionObj::EntryFor(const BindingPlan& plan) {
       return Entry<3, false>;
     case 4:
       return Entry<4, false>;
+    case 5:
+      return Entry<5, false>;
+    case 6:
+      return Entry<6, false>;
+    case 7:
+      return Entry<7, false>;
+    case 8:
+      return Entry<8, false>;
     default:
       return Entry<kAnyArity, false>;
   }
