@@ -135,29 +135,20 @@ const Entry* DispatchTableObj::Compile(const Key& key, const OwnedKey& owned, co
 }
 
 void DispatchTableObj::ThrowMissing(const Key& key) const {
-  // The nearest keys: those with the most terms equal to the call's, in the order added among
-  // equals. (std::sort with the order as the tie-break: stable_sort's temporary buffer is
-  // allocated with operator new and freed with free under GCC 12's libstdc++, which ASan
-  // reports as a mismatch.)
-  struct Scored {
-    int32_t same;
-    size_t order;
-    Key key;
-  };
-  std::vector<Scored> scored;
+  // The nearest keys: those with the most terms equal to the call's.
+  std::vector<std::pair<int32_t, Key>> scored;
   for (const Key& other : Keys()) {
     int32_t same = 0;
     for (int32_t t = 0; t < reader_.num_terms(); ++t) {
       same += Repr(other[t]) == Repr(key[t]);
     }
-    scored.push_back({same, scored.size(), other});
+    scored.emplace_back(same, other);
   }
-  std::sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
-    return a.same != b.same ? a.same > b.same : a.order < b.order;
-  });
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
   std::string nearest;
   for (size_t i = 0; i < scored.size() && i < 3; ++i) {
-    nearest += (i ? ", " : "") + Repr(ffi::Any(scored[i].key));
+    nearest += (i ? ", " : "") + Repr(ffi::Any(scored[i].second));
   }
   TVM_FFI_THROW(LookupError) << "kwcall.DispatchTable '" << name() << "' has no entry for the key "
                              << reader_.Describe(key) << " and no compile function; "
