@@ -44,6 +44,7 @@ SHAPES = [
     (2, 512, 512, 16, 4, 128, "bfloat16"),
 ]
 TARGET = 0.25
+HEADER = ["shape", "causal", "flash_attn_func", "table", "compiled", "table ÷ fa (≤ 0.25)", "equal"]
 
 
 class Recording:
@@ -228,16 +229,9 @@ def main() -> int:
         rows.append(
             call_from_cpp(torch, fa, table, recording, causal, app, library, args.calls, failures)
         )
-    common.print_table(
-        f"flash-attn-4 forward: µs of CPU per call, medians of {args.reps} batches of "
-        f"{args.calls}; tables saved with {', '.join(str(len(t)) for t in tables.values())} "
-        f"entries to {build}",
-        ["shape", "causal", "flash_attn_func", "table", "compiled", "table ÷ fa (≤ 0.25)", "equal"],
-        rows,
-    )
-    for failure in failures:
-        print(f"FAILED: {failure}")
-    return 1 if failures else 0
+    entries = ", ".join(str(len(t)) for t in tables.values())
+    title = f"flash-attn-4 forward, {common.timing_text(args)}; tables of {entries} entries saved"
+    return common.report(title, HEADER, rows, failures)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ import common  # noqa: E402
 
 SHAPES = [(4096, 4096, "bfloat16"), (1024, 8192, "float16"), (16384, 256, "float32")]
 EPS = 1e-6
+HEADER = ["shape", "rmsnorm", "rmsnorm_fwd", "table", "entry", "table ÷ rmsnorm", "equal"]
 
 
 def compile_args(qr, torch, key: tuple) -> tuple:
@@ -156,15 +157,10 @@ def main() -> int:
             "yes" if cpp_equal else "NO",
         ]
     )
-    common.print_table(
-        f"quack RMSNorm forward: µs of CPU per call, medians of {args.reps} batches of "
-        f"{args.calls}; the table saved with {len(table)} entries to {library}",
-        ["shape", "rmsnorm", "rmsnorm_fwd", "table", "entry", "table ÷ rmsnorm", "equal"],
-        rows,
+    title = (
+        f"quack RMSNorm forward, {common.timing_text(args)}; a table of {len(table)} entries saved"
     )
-    for failure in failures:
-        print(f"FAILED: {failure}")
-    return 1 if failures else 0
+    return common.report(title, HEADER, rows, failures)
 
 
 if __name__ == "__main__":

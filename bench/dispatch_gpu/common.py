@@ -74,6 +74,19 @@ def print_table(title: str, header: list[str], rows: list[list[Any]]) -> None:
         print("| " + " | ".join(cells) + " |")
 
 
+def timing_text(args: Any) -> str:
+    """What the table's times are, for its title."""
+    return f"µs of CPU per call, medians of {args.reps} batches of {args.calls}"
+
+
+def report(title: str, header: list[str], rows: list[list[Any]], failures: list[str]) -> int:
+    """Prints the result table and the failures; the exit status (1 when anything failed)."""
+    print_table(title, header, rows)
+    for failure in failures:
+        print(f"FAILED: {failure}")
+    return 1 if failures else 0
+
+
 def _cuda_home() -> Path:
     """The CUDA toolkit: CUDA_HOME or CUDA_PATH, else the one nvcc on PATH belongs to."""
     for variable in ("CUDA_HOME", "CUDA_PATH"):
