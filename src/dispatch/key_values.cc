@@ -2,7 +2,6 @@
 #include "dispatch/key_values.h"
 
 #include <tvm/ffi/container/array.h>
-#include <tvm/ffi/device.h>
 #include <tvm/ffi/dtype.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/string.h>
@@ -11,6 +10,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "compat.h"
 #include "dispatch/key_reader.h"
 
 namespace kwcall {
