@@ -2,29 +2,33 @@
 (issue 36, item 7).
 
 FA4 (``flash_attn/cute/interface.py``, ``_flash_attn_fwd``) compiles one kernel per compile key
-and calls it positionally. Here one table per mask mode (causal or not: causal is compiled in, not
-passed) takes the compiled function's own parameters (its kwcall signature, under
-``kwcall.cute.install()``), keyed in C++ by the terms that feed FA4's compile key for these calls:
-the dtype, head dims and head counts (qhead_per_kvhead), batch and sequence lengths (FA4's tile
-heuristics read them), stride-0 patterns, the arch, and the presence of every optional tensor and
-window. A miss compiles through FA4 itself (its own ``_flash_attn_fwd`` on the call's tensors,
-the compiled function taken from its cache). For FA4's test shapes the script checks that the
-table's output equals ``flash_attn_func``'s, times CPU per call side by side (``flash_attn_func``,
-the table with ``out`` allocated as FA4 allocates it, the compiled function itself), and checks
-the issue's target (the table ≤ 0.25× flash_attn_func); then saves each table and calls it from
-call_table, a C++ program with no Python, checking its output. Exits 0 with "skipped" where there
-is no CUDA device or no flash-attn-4.
+and calls it positionally, ``_flash_attn_fwd.compile_cache[compile_key](*call_args)``; this script
+wraps that cache to record the compiled function and the arguments FA4 passes it. One table per
+mask mode (causal is compiled in, not passed) takes the compiled function's own parameters (its
+kwcall signature under ``kwcall.cute.install()``: ``mQ, mK, mV, mO, mLSE, softmax_scale, ...``)
+and is keyed in C++ by the terms that feed FA4's compile key for these calls: the dtype, head
+dims and head counts (qhead_per_kvhead), batch and sequence lengths (FA4's tile heuristics read
+them), stride-0 patterns, the arch, and the presence of every optional tensor and window. A miss
+compiles through FA4 itself (``_flash_attn_fwd`` on the call's tensors; the compiled function
+taken from its cache). For FA4's test shapes it checks that the table's output equals
+``flash_attn_func``'s, times CPU per call side by side (``flash_attn_func``; the table, ``out``
+allocated as FA4 allocates it; the compiled function itself) against the issue's target (the
+table ≤ 0.25× flash_attn_func), then saves each table and calls it from call_table, a C++
+program with no Python, checking its output. Prints one table; exits 1 on a wrong result, 0 with
+"skipped" where there is no CUDA device or no flash-attn-4.
 
-    python bench/dispatch_fa4.py [--calls 1000] [--reps 15]
+    python bench/dispatch_fa4.py [--calls 500] [--reps 15]
 
 Wheels the GPU host needs beyond kwcall's: flash-attn-4==4.0.0b40 and its dependencies
-quack-kernels (>=0.5.3; 0.6.5 here), einops, typing_extensions, torch-c-dlpack-ext.
+quack-kernels (>=0.5.3; 0.6.5 here), einops, typing_extensions, torch-c-dlpack-ext; call_table
+is built with the system C++ compiler and the CUDA toolkit nvcc belongs to.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -40,6 +44,7 @@ SHAPES = [
     (2, 512, 512, 16, 4, 128, "bfloat16"),
 ]
 TARGET = 0.25
+HEADER = ["shape", "causal", "flash_attn_func", "table", "compiled", "table ÷ fa (≤ 0.25)", "equal"]
 
 
 class Recording:
@@ -56,8 +61,7 @@ class Recording:
         self.cache[key] = fn
 
     def get(self, key: Any) -> Any:
-        fn = self.cache.get(key)
-        return None if fn is None else self[key]
+        return self[key] if key in self.cache else None
 
     def clear(self) -> None:
         self.cache.clear()
@@ -75,7 +79,7 @@ class Recording:
 def _terms(names: list[str], args: tuple) -> list:
     from kwcall import key
 
-    q, k, v, out, lse = names[:5]
+    q, k, v, _out, lse = names[:5]
     terms = [
         key.dtype(q),
         key.shape(q, -1),
@@ -91,46 +95,108 @@ def _terms(names: list[str], args: tuple) -> list:
         key.arch(q),
         key.is_none(lse),
     ]
-    # Every other argument that may be None (optional tensors, windows): its presence.
+    # Every later argument that may be None (optional tensors, windows): its presence. The
+    # softmax scale and AuxData are runtime values.
     for name, arg in zip(names[5:], args[5:], strict=True):
         if arg is None or hasattr(arg, "__dlpack__"):
             terms.append(key.is_none(name))
     return terms
 
 
-def make_table(torch: Any, fa: Any, kwcall: Any, causal: bool, recording: Recording, sample: tuple):
-    """The table for one mask mode, its signature and terms read from a compile of `sample`."""
-    q, k, v = sample
+def make_table(torch: Any, fa: Any, kwcall: Any, causal: bool, recording: Recording, q, k, v):
+    """The table for one mask mode, its signature and terms read from FA4's compile for q, k, v."""
     fa.flash_attn_func(q, k, v, causal=causal)
     fn, args = recording.last
     signature = fn.signature
     names = [*signature.arg_names, *signature.kwonly_names]
 
     def compile(key_: tuple, *call: Any) -> Any:
-        tensors = [torch.from_dlpack(t) for t in call[:4]]
+        q_, k_, v_, out = (torch.from_dlpack(t) for t in call[:4])
         recording.last = None
-        fa._flash_attn_fwd(*tensors[:3], causal=causal, out=tensors[3])
+        fa._flash_attn_fwd(q_, k_, v_, causal=causal, out=out)
         return recording.last[0]
 
-    table = kwcall.DispatchTable(
-        signature,
-        _terms(names, args),
-        compile=compile,
-        name=f"fa4_fwd{'_causal' if causal else ''}",
+    name = f"fa4_fwd{'_causal' if causal else ''}"
+    return kwcall.DispatchTable(signature, _terms(names, args), compile=compile, name=name)
+
+
+def bench_case(torch, fa, table, recording, shape, causal, calls, reps, failures) -> list:
+    """One shape and mask mode: the table's output against flash_attn_func's, then the routes
+    side by side (a row)."""
+    b, sq, sk, h, hkv, d, dtype_name = shape
+    dtype = getattr(torch, dtype_name)
+    q = torch.randn(b, sq, h, d, device="cuda", dtype=dtype)
+    k = torch.randn(b, sk, hkv, d, device="cuda", dtype=dtype)
+    v = torch.randn(b, sk, hkv, d, device="cuda", dtype=dtype)
+    want, _ = fa.flash_attn_func(q, k, v, causal=causal)
+    fn, recorded = recording.last  # the compiled function of this shape, as FA4 called it
+    scale = 1.0 / math.sqrt(d)
+    rest = recorded[6:]
+
+    def via_table():
+        out = torch.empty(*q.shape[:-1], v.shape[-1], dtype=q.dtype, device=q.device)
+        table(q, k, v, out, None, scale, *rest)
+        return out
+
+    equal = torch.equal(via_table(), want)
+    if not equal:
+        failures.append(
+            f"{b}x{sq}x{h}x{d} {dtype_name} causal={causal}: the table's output differs"
+        )
+    t = common.side_by_side(
+        {
+            "flash_attn_func": lambda: fa.flash_attn_func(q, k, v, causal=causal),
+            "table": via_table,
+            "compiled": lambda: fn(*recorded),
+        },
+        calls,
+        reps,
     )
-    return table, args
+    ratio = t["table"] / t["flash_attn_func"]
+    return [
+        f"{b}x{sq}x{h}(kv {hkv})x{d} {dtype_name}",
+        "yes" if causal else "no",
+        t["flash_attn_func"],
+        t["table"],
+        t["compiled"],
+        f"{ratio:.3f} ({'met' if ratio <= TARGET else 'NOT met'})",
+        "yes" if equal else "NO",
+    ]
+
+
+def call_from_cpp(torch, fa, table, recording, causal, app, library, calls, failures) -> list:
+    """The saved table called from call_table with SHAPES[0]'s tensors (a row)."""
+    b, sq, sk, h, hkv, d, dtype_name = SHAPES[0]
+    dtype = getattr(torch, dtype_name)
+    q = torch.randn(b, sq, h, d, device="cuda", dtype=dtype)
+    k = torch.randn(b, sk, hkv, d, device="cuda", dtype=dtype)
+    v = torch.randn(b, sk, hkv, d, device="cuda", dtype=dtype)
+    want, _ = fa.flash_attn_func(q, k, v, causal=causal)
+    _, recorded = recording.last
+    call = [q, k, v, torch.empty_like(want), None, 1.0 / math.sqrt(d), *recorded[6:]]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        manifest = common.write_manifest(folder, call, outputs={3})
+        us = common.run_call_table(app, library, table.table_name, manifest, calls)
+        equal = torch.equal(common.read_output(folder, 3, want), want)
+    if not equal:
+        failures.append(f"call_table {table.table_name}: the output differs")
+    label = f"{b}x{sq}x{h}(kv {hkv})x{d} {dtype_name}, C++ (call_table, no Python)"
+    return [label, "yes" if causal else "no", "", us, "", "", "yes" if equal else "NO"]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--calls", type=int, default=1000)
+    parser.add_argument("--calls", type=int, default=500, help="calls a batch (< 1000)")
     parser.add_argument("--reps", type=int, default=15)
     args = parser.parse_args()
     torch = common.cuda_torch_or_exit("dispatch_fa4")
+    # FA4's in-memory cache: every entry a fresh compile that save() can export.
+    os.environ["FLASH_ATTENTION_CUTE_DSL_CACHE_ENABLED"] = "0"
     import kwcall
     import kwcall.cute
 
-    kwcall.cute.install()
+    kwcall.cute.install()  # FA4's cute.compile returns kwcall's compiled functions
     try:
         import flash_attn.cute.interface as fa
     except ImportError as error:
@@ -139,76 +205,33 @@ def main() -> int:
     recording = Recording(fa._flash_attn_fwd.compile_cache)
     fa._flash_attn_fwd.compile_cache = recording
     build = common.ROOT / "build" / "dispatch_fa4"
-    build.mkdir(parents=True, exist_ok=True)
     app = common.build_call_table(build / "app")
-    failures = []
-    tables: dict[bool, tuple[Any, tuple]] = {}
-    for b, sq, sk, h, hkv, d, dtype_name in SHAPES:
-        dtype = getattr(torch, dtype_name)
-        q = torch.randn(b, sq, h, d, device="cuda", dtype=dtype)
-        k = torch.randn(b, sk, hkv, d, device="cuda", dtype=dtype)
-        v = torch.randn(b, sk, hkv, d, device="cuda", dtype=dtype)
+    failures: list[str] = []
+    rows = []
+    tables = {}
+    for shape in SHAPES:
         for causal in (False, True):
             if causal not in tables:
-                tables[causal] = make_table(torch, fa, kwcall, causal, recording, (q, k, v))
-            table, template = tables[causal]
-            want, _ = fa.flash_attn_func(q, k, v, causal=causal)
-            fa.flash_attn_func(q, k, v, causal=causal)  # the compiled function of this shape
-            fn, recorded = recording.last
-            scale = 1.0 / math.sqrt(d)
-            rest = recorded[6:]
-
-            def via_table(q=q, k=k, v=v, table=table, scale=scale, rest=rest):
-                out = torch.empty(*q.shape[:-1], v.shape[-1], dtype=q.dtype, device=q.device)
-                table(q, k, v, out, None, scale, *rest)
-                return out
-
-            got = via_table()
-            if not torch.equal(got, want):
-                failures.append(f"{b}x{sq}x{h}x{d} {dtype_name} causal={causal}: output differs")
-
-            def direct(fn=fn, recorded=recorded):
-                fn(*recorded)
-
-            timings = common.side_by_side(
-                {
-                    "flash_attn_func": lambda q=q, k=k, v=v, c=causal: fa.flash_attn_func(
-                        q, k, v, causal=c
-                    ),
-                    "kwcall table": via_table,
-                    "the compiled function": direct,
-                },
-                args.calls,
-                args.reps,
+                b, sq, sk, h, hkv, d, dtype_name = shape
+                dtype = getattr(torch, dtype_name)
+                sample = [
+                    torch.randn(b, s, heads, d, device="cuda", dtype=dtype)
+                    for s, heads in ((sq, h), (sk, hkv), (sk, hkv))
+                ]
+                tables[causal] = make_table(torch, fa, kwcall, causal, recording, *sample)
+            row = bench_case(
+                torch, fa, tables[causal], recording, shape, causal, args.calls, args.reps, failures
             )
-            title = f"FA4 forward {b}x{sq}x{h}(kv {hkv})x{d} {dtype_name} causal={causal}"
-            common.print_table(title, timings, "flash_attn_func")
-            ratio = timings["kwcall table"] / timings["flash_attn_func"]
-            verdict = "met" if ratio <= TARGET else "NOT met"
-            print(f"target: the table ≤ {TARGET}× flash_attn_func: {ratio:.3f} ({verdict})")
-    for causal, (table, _) in tables.items():
+            rows.append(row)
+    for causal, table in tables.items():
         library = build / f"lib{table.table_name}.so"
         table.save(library)
-        print(f"\nsaved {len(table)} entries of {table.table_name} to {library}")
-        b, sq, sk, h, hkv, d, dtype_name = SHAPES[0]
-        dtype = getattr(torch, dtype_name)
-        q = torch.randn(b, sq, h, d, device="cuda", dtype=dtype)
-        k = torch.randn(b, sk, hkv, d, device="cuda", dtype=dtype)
-        v = torch.randn(b, sk, hkv, d, device="cuda", dtype=dtype)
-        want, _ = fa.flash_attn_func(q, k, v, causal=causal)
-        _, recorded = recording.last
-        out = torch.empty_like(want)
-        call = [q, k, v, out, None, 1.0 / math.sqrt(d), *recorded[6:]]
-        with tempfile.TemporaryDirectory() as tmp:
-            folder = Path(tmp)
-            manifest = common.write_manifest(folder, call, outputs={3})
-            ns = common.run_call_table(app, library, table.table_name, manifest, args.calls)
-            if not torch.equal(common.read_output(folder, 3, want), want):
-                failures.append(f"call_table {table.table_name}: output differs")
-        print(f"C++ without Python ({table.table_name}): {ns / 1000:.2f} µs CPU per call")
-    for failure in failures:
-        print(f"FAILED: {failure}")
-    return 1 if failures else 0
+        rows.append(
+            call_from_cpp(torch, fa, table, recording, causal, app, library, args.calls, failures)
+        )
+    entries = ", ".join(str(len(t)) for t in tables.values())
+    title = f"flash-attn-4 forward, {common.timing_text(args)}; tables of {entries} entries saved"
+    return common.report(title, HEADER, rows, failures)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Produces every checked-in GPU result on a CUDA host where kwcall, CuTeDSL and PyTorch import
-# in $PYTHON (default: python3): the GPU test run, the CuTeDSL examples and the CUDA benchmark.
+# in $PYTHON (default: python3): the GPU test run, the CuTeDSL examples, the dispatch tables of
+# quack and flash-attn-4 (where those import) and the CUDA benchmark.
 # Each text file starts with the command that made it and the commit it measured.
 #
 #   bash scripts/gpu_results.sh OUT_DIR [BENCH_RUNS]     # BENCH_RUNS: kwcall.bench runs (2)
@@ -32,6 +33,8 @@ record cute_aot_4096.txt "$python" examples/cpp_only/cute_aot.py --size 4096
 for extra in examples/cute_cache/run.py; do
   [ -f "$extra" ] && record "$(basename "$(dirname "$extra")").txt" "$python" "$extra"
 done
+record dispatch_quack_rmsnorm.txt "$python" bench/dispatch_quack_rmsnorm.py
+record dispatch_fa4.txt "$python" bench/dispatch_fa4.py
 for run in $(seq 1 "$runs"); do
   echo "==> $python -m kwcall.bench --device cuda --no-progress --out $out/bench$run"
   "$python" -m kwcall.bench --device cuda --no-progress --out "$out/bench$run" || status=1

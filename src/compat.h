@@ -11,6 +11,12 @@
 #include <tvm/ffi/base_details.h>
 #endif
 
+// DLDevice's conversions to and from Any: tvm/ffi/device.h in later releases (0.1.15), before
+// that type_traits.h, which any.h includes (0.1.12 has no device.h).
+#if __has_include(<tvm/ffi/device.h>)
+#include <tvm/ffi/device.h>
+#endif
+
 // Added in apache-tvm-ffi 0.1.12.
 #ifndef TVM_FFI_PREDICT_FALSE
 #define TVM_FFI_PREDICT_FALSE(cond) (__builtin_expect(static_cast<bool>(cond), 0))

@@ -7,6 +7,9 @@
 #include <kwcall/kwargs.h>
 #include <tvm/ffi/error.h>
 
+#include <array>
+#include <utility>
+
 #include "binding/bind_call.h"
 #include "binding/binding_errors.h"
 #include "binding/binding_plan.h"
@@ -28,24 +31,20 @@ KwFunctionObj::KwFunctionObj(ffi::Function target, Signature signature)
   this->cpp_call = reinterpret_cast<void*>(EntryFor(binding_.plan));
 }
 
+// The forwards unrolled for the arities 0 to kMaxUnrolledArity, by arity.
+template <int32_t... kArities>
+constexpr std::array<KwFunctionObj::FCall, sizeof...(kArities)> KwFunctionObj::UnrolledEntries(
+    std::integer_sequence<int32_t, kArities...>) {
+  return {Entry<kArities, false>...};
+}
+
 // The entry point, fixed by the signature: a forward unrolled for the arity when it is small,
 // and bound values in a stack array of kStackArity or (wider) of kMaxMaskArity values.
 KwFunctionObj::FCall KwFunctionObj::EntryFor(const BindingPlan& plan) {
   if (plan.wide()) return Entry<kAnyArity, true>;
-  switch (plan.arity()) {
-    case 0:
-      return Entry<0, false>;
-    case 1:
-      return Entry<1, false>;
-    case 2:
-      return Entry<2, false>;
-    case 3:
-      return Entry<3, false>;
-    case 4:
-      return Entry<4, false>;
-    default:
-      return Entry<kAnyArity, false>;
-  }
+  if (plan.arity() > kMaxUnrolledArity) return Entry<kAnyArity, false>;
+  return UnrolledEntries(
+      std::make_integer_sequence<int32_t, kMaxUnrolledArity + 1>())[plan.arity()];
 }
 
 // The hot path: a full-arity call without KWARGS is forwarded untouched, as a leaf that

@@ -10,7 +10,9 @@
 #include <kwcall/visibility.h>
 #include <tvm/ffi/function.h>
 
+#include <array>
 #include <cstdint>
+#include <utility>
 
 #include "binding/function_binding.h"
 
@@ -44,6 +46,11 @@ class KwFunctionObj : public ffi::FunctionObj {
                                   int32_t num_args, ffi::Any* result);
   static int SafeCall(void* func, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result);
   static FCall EntryFor(const BindingPlan& plan);
+  // Arities whose forward is unrolled (their scan is as many compares, with no loop).
+  static constexpr int32_t kMaxUnrolledArity = 8;
+  template <int32_t... kArities>
+  static constexpr std::array<FCall, sizeof...(kArities)> UnrolledEntries(
+      std::integer_sequence<int32_t, kArities...>);
 
   template <bool kWide>
   void BindAndCall(const TVMFFIAny* raw, int32_t num_args, ffi::Any* result) const;

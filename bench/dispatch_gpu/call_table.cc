@@ -1,7 +1,9 @@
-// A C++ program with no Python that calls a saved dispatch table on a CUDA GPU (the lead's GPU
-// scripts, bench/dispatch_quack_rmsnorm.py and bench/dispatch_fa4.py, drive it). It loads the
-// table (kwcall::LoadDispatchTable), uploads the arguments a manifest lists, calls the table's
-// function positionally, writes the outputs back, and times N more calls (CPU time per call).
+// A C++ program with no Python that calls a saved dispatch table on a CUDA GPU (the GPU scripts,
+// bench/dispatch_quack_rmsnorm.py and bench/dispatch_fa4.py, build it with common.py's
+// build_call_table and drive it). It loads the table (kwcall::LoadDispatchTable), uploads the
+// arguments a manifest lists, calls the table's function positionally, writes the outputs back,
+// and times N more calls (CPU time per call: N stays under the launch queue's depth, so no launch
+// waits for the GPU).
 //
 //   call_table LIBRARY TABLE MANIFEST N
 //
@@ -20,6 +22,7 @@
 #include <tvm/ffi/extra/module.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -111,6 +114,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    // The primary context current before the table's code loads (CuTeDSL's runtime launches
+    // through the driver API, in the context that is current).
+    Check(cudaSetDevice(0), "cudaSetDevice");
+    Check(cudaFree(nullptr), "CUDA context");
     ffi::Module library = ffi::Module::LoadFromFile(argv[1]);
     kwcall::DispatchTable table = kwcall::LoadDispatchTable(library, argv[2]);
     ffi::Function f = table.function();

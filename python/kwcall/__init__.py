@@ -22,7 +22,6 @@ from ._function import (  # noqa: E402
 )
 from ._kwcall import __version__ as __version__  # noqa: E402  # the one version: CMakeLists.txt
 from ._load import load_function  # noqa: E402
-from ._save_table import save as _save  # noqa: E402, F401  # DispatchTable.save
 from ._signature import Signature  # noqa: E402
 
 __all__ = [

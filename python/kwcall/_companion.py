@@ -13,12 +13,11 @@ from collections.abc import Callable
 
 import tvm_ffi
 
-from . import _kwcall
+# A module's function ``f`` carries its signature in the function named this prefix + ``f``
+# (``KWCALL_SIGNATURE_FUNCTION_PREFIX``, compiled into the extension from <kwcall/export.h>).
+from ._kwcall import SIGNATURE_FUNCTION_PREFIX
 from ._signature import Signature
 
-#: A module's function ``f`` carries its signature in the function named this prefix + ``f``
-#: (``KWCALL_SIGNATURE_FUNCTION_PREFIX``, compiled into the extension from <kwcall/export.h>).
-SIGNATURE_FUNCTION_PREFIX: str = _kwcall.SIGNATURE_FUNCTION_PREFIX
 #: tvm-ffi's C symbol of an exported function ``f`` is this prefix + ``f``
 #: (``TVM_FFI_DLL_EXPORT_TYPED_FUNC``, and CuTeDSL's ``export_to_c``).
 EXPORTED_SYMBOL_PREFIX = "__tvm_ffi_"

@@ -10,6 +10,7 @@ handle, the C++ kwcall function over the table's dispatching function, is what
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -17,6 +18,7 @@ import tvm_ffi
 
 from ._function import Function, copy_metadata, make, signature_of
 from ._kwcall import derive_type
+from ._save_table import save_table
 from ._signature import Signature
 from .key import Term
 
@@ -145,6 +147,14 @@ class _TableMethods:
 
     def __contains__(self, key: tuple) -> bool:
         return self.get(key) is not None
+
+    def save(self, path: str | os.PathLike, *, name: str | None = None) -> None:
+        """Writes the table and its entries to the shared library ``path``, all or nothing: each
+        entry (a CuTeDSL compile made by kwcall.cute) through ``kwcall.cute.export_to_c``, and
+        the table's description as ``KWCALL_EXPORT_DISPATCH_TABLE`` writes it, under ``name`` (a
+        C identifier; the table's name by default). ``kwcall.load_dispatch_table(path, name)``
+        and ``kwcall::LoadDispatchTable`` read it back without compiling."""
+        save_table(self, path, name, self._objects)
 
     def key_of(self, *args: Any, **kwargs: Any) -> tuple:
         """The key a call with these arguments selects (bound as the call would be)."""

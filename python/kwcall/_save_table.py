@@ -2,7 +2,8 @@
 compiling and without Python (``kwcall::LoadDispatchTable``, ``kwcall.load_dispatch_table``).
 
 The library holds each entry as the tvm-ffi function ``<name>_<i>`` (a CuTeDSL compile exported
-with ``kwcall.cute.export_to_c``, its signature linked in) and the table's description, the
+with ``kwcall.cute.export_to_c``, its signature linked in; an integration registers how its
+compiles are exported, so the table's code names none) and the table's description, the
 function ``__kwcall_dispatch_table_<name>`` that ``KWCALL_EXPORT_DISPATCH_TABLE`` writes
 (src/dispatch/saved_table.h has the format). It is linked as CuTeDSL's AOT guide links exported
 objects, with CuTeDSL's runtime libraries (and run paths to them, so that a program with no
@@ -16,6 +17,8 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +26,6 @@ import tvm_ffi
 import tvm_ffi.libinfo
 
 from . import _link_signature, libinfo
-from ._dispatch import DispatchTable
 
 _describe = tvm_ffi.get_global_func("kwcall.DispatchTableDescription")
 _HEADER = "kwcall/export.h"
@@ -37,20 +39,38 @@ def _source(name: str, description: str) -> str:
     )
 
 
-def _exportable(table_name: str, key: tuple, entry: Any) -> Any:
-    """The kwcall.cute module, when ``entry`` is a CuTeDSL compile it can export."""
-    try:
-        from . import cute as kwcute
-    except ImportError:
-        kwcute = None
-    if kwcute is None or not kwcute.is_compiled_function(entry):
-        raise TypeError(
-            f"kwcall.DispatchTable '{table_name}': the entry for the key {key!r} is "
-            f"{type(entry).__name__}, not a CuTeDSL compile made by kwcall.cute: save writes "
-            "entries with kwcall.cute.export_to_c (export a C++ library's entries with "
-            "KWCALL_EXPORT_DISPATCH_TABLE instead)"
-        )
-    return kwcute
+@dataclass(frozen=True)
+class EntryExporter:
+    """How an integration's compiles are saved as entries: ``owns(entry)`` says whether an entry
+    is one of its compiles, ``export(entry, object_path, function_name=...)`` writes its object
+    file, and ``runtime_libraries()`` lists what a library of them links."""
+
+    owns: Callable[[Any], bool]
+    export: Callable[..., Any]
+    runtime_libraries: Callable[[], list[str]]
+
+
+# kwcall.cute registers CuTeDSL's when it is imported: a table's CuTeDSL entries are compiles it
+# made, so it is imported wherever such a table is saved.
+_exporters: list[EntryExporter] = []
+
+
+def register_exporter(exporter: EntryExporter) -> None:
+    """Lets ``save`` write the entries ``exporter`` owns."""
+    _exporters.append(exporter)
+
+
+def _exporter_of(table_name: str, key: tuple, entry: Any) -> EntryExporter:
+    """The exporter of ``entry``; TypeError naming the key when no integration exports it."""
+    for exporter in _exporters:
+        if exporter.owns(entry):
+            return exporter
+    raise TypeError(
+        f"kwcall.DispatchTable '{table_name}': the entry for the key {key!r} is "
+        f"{type(entry).__name__}, not a CuTeDSL compile made by kwcall.cute: save writes "
+        "entries with kwcall.cute.export_to_c (export a C++ library's entries with "
+        "KWCALL_EXPORT_DISPATCH_TABLE instead)"
+    )
 
 
 def save_table(table: Any, path: str | os.PathLike, name: str | None, objects: dict) -> None:
@@ -61,7 +81,7 @@ def save_table(table: Any, path: str | os.PathLike, name: str | None, objects: d
     entries = []
     for key in keys:
         entry = objects.get(key)
-        entries.append((_exportable(table.table_name, key, entry), entry))
+        entries.append((_exporter_of(table.table_name, key, entry), entry))
     cc = _link_signature.compiler()
     if cc is None:
         raise RuntimeError("kwcall.DispatchTable.save links a library: install a C compiler (cc)")
@@ -71,9 +91,9 @@ def save_table(table: Any, path: str | os.PathLike, name: str | None, objects: d
     work = Path(tempfile.mkdtemp(prefix=".kwcall-table-", dir=destination.parent))
     try:
         objects_written = []
-        for (kwcute, entry), function in zip(entries, functions, strict=True):
+        for (exporter, entry), function in zip(entries, functions, strict=True):
             obj = work / f"{function}.o"
-            kwcute.export_to_c(entry, str(obj), function_name=function)
+            exporter.export(entry, str(obj), function_name=function)
             objects_written.append(str(obj))
         source = work / "table.c"
         source.write_text(_source(name, description), encoding="utf-8")
@@ -93,22 +113,10 @@ def save_table(table: Any, path: str | os.PathLike, name: str | None, objects: d
 
 
 def _runtime_libraries(entries: list) -> list[str]:
-    """CuTeDSL's runtime libraries (none for a table with no entries)."""
+    """What the entries' code links (tvm-ffi's library alone for a table with no entries)."""
     if not entries:
         return [tvm_ffi.libinfo.find_libtvm_ffi()]
-    import cutlass.cute as cute
-
-    return list(cute.runtime.find_runtime_libraries(enable_tvm_ffi=True))
-
-
-def save(self: Any, path: str | os.PathLike, *, name: str | None = None) -> None:
-    """Writes the table and its entries to the shared library ``path``, all or nothing: each
-    entry (a CuTeDSL compile made by kwcall.cute) through ``kwcall.cute.export_to_c``, and the
-    table's description as ``KWCALL_EXPORT_DISPATCH_TABLE`` writes it, under ``name`` (a C
-    identifier; the table's name by default). ``kwcall.load_dispatch_table(path, name)`` and
-    ``kwcall::LoadDispatchTable`` read it back without compiling."""
-    save_table(self, path, name, self._objects)
-
-
-# The method lives here, where linking does (this module sits on libinfo, above the table's own).
-DispatchTable.save = save
+    exporters = dict.fromkeys(exporter for exporter, _ in entries)
+    return list(
+        dict.fromkeys(lib for exporter in exporters for lib in exporter.runtime_libraries())
+    )

@@ -20,9 +20,9 @@ import tvm_ffi.libinfo
 
 def package_dir() -> Path:
     """The installed package folder that holds the extension and the C++ parts."""
-    from . import _kwcall
+    from ._kwcall import __file__ as extension
 
-    return Path(_kwcall.__file__).resolve().parent
+    return Path(extension).resolve().parent
 
 
 def include_dir() -> str:

@@ -25,13 +25,16 @@ extern std::atomic<int32_t> cached_cuda_arch[kCachedCudaDevices];
  */
 int32_t AskCudaArch(int32_t device_id, const KeyTerm& term, const std::string& table);
 
+/*! \brief The compute capability of CUDA device `device_id` when it is cached, else -1. */
+inline int32_t CachedCudaArch(int32_t device_id) {
+  if (device_id < 0 || device_id >= kCachedCudaDevices) return -1;
+  return cached_cuda_arch[device_id].load(std::memory_order_relaxed) - 1;
+}
+
 /*! \brief The compute capability of CUDA device `device_id`. */
 inline int32_t CudaArch(int32_t device_id, const KeyTerm& term, const std::string& table) {
-  if (device_id >= 0 && device_id < kCachedCudaDevices) {
-    const int32_t known = cached_cuda_arch[device_id].load(std::memory_order_relaxed);
-    if (known > 0) return known - 1;
-  }
-  return AskCudaArch(device_id, term, table);
+  const int32_t known = CachedCudaArch(device_id);
+  return known >= 0 ? known : AskCudaArch(device_id, term, table);
 }
 
 }  // namespace kwcall

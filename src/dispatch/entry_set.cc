@@ -1,6 +1,7 @@
 // A table's entries (entry_set.h): the writers' side.
 #include "dispatch/entry_set.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <new>
 
@@ -12,6 +13,7 @@ std::unique_ptr<EntrySet::Slots, void (*)(EntrySet::Slots*)> EntrySet::Slots::Ma
       ::operator new(offsetof(Slots, slot) + capacity * sizeof(std::atomic<const Entry*>));
   auto* slots = static_cast<Slots*>(block);
   slots->mask = capacity - 1;
+  slots->shift = 64 - __builtin_ctzll(capacity);
   for (uint64_t i = 0; i < capacity; ++i) new (&slots->slot[i]) std::atomic<const Entry*>(nullptr);
   return {slots, [](Slots* dead) { ::operator delete(dead); }};
 }
@@ -20,10 +22,10 @@ const Entry* EntrySet::FindOwned(const std::vector<uint64_t>& words,
                                  const std::vector<std::string>& strs) const {
   const uint64_t hash = HashWords(words.data(), num_words_);
   const Slots* slots = current_.load(std::memory_order_acquire);
-  for (uint64_t i = hash;; ++i) {
+  for (uint64_t i = slots->First(hash);; ++i) {
     const Entry* entry = slots->slot[i & slots->mask].load(std::memory_order_acquire);
     if (entry == nullptr) return nullptr;
-    if (entry->hash == hash && SameWords(entry->words, words.data(), num_words_) &&
+    if (entry->hash == hash && std::equal(words.begin(), words.end(), entry->words) &&
         entry->strs == strs) {
       return entry;
     }
@@ -35,7 +37,7 @@ const Entry* EntrySet::Insert(std::unique_ptr<Entry> entry) {
   const Entry* added = entry.get();
   entries_.push_back(std::move(entry));
   const Slots* slots = current_.load(std::memory_order_relaxed);
-  if (2 * entries_.size() > slots->mask + 1) {
+  if (kSlotsPerEntry * entries_.size() > slots->mask + 1) {
     Publish(2 * (slots->mask + 1));  // places every entry, the new one too
   } else {
     Place(*slots, added);
@@ -52,7 +54,7 @@ void EntrySet::Publish(uint64_t capacity) {
 }
 
 void EntrySet::Place(const Slots& slots, const Entry* entry) {
-  for (uint64_t i = entry->hash;; ++i) {
+  for (uint64_t i = slots.First(entry->hash);; ++i) {
     std::atomic<const Entry*>& slot = slots.slot[i & slots.mask];
     if (slot.load(std::memory_order_relaxed) == nullptr) {
       slot.store(entry, std::memory_order_release);

@@ -1,10 +1,11 @@
 // A table's entries, found by their key's words without a lock: an open-addressed slot array
-// (linear probing, at most half full) that readers reach with one acquire load. An entry is made
+// (linear probing, at most a quarter full, so that a hit
+// rarely probes a second slot) that readers reach with one acquire load. An entry is made
 // whole before it is published and never changes; a slot goes from empty to an entry once (a
-// release store), so a reader sees either no entry or a whole one. When the slots would pass half
-// full, a slot array twice as large is filled and published instead; the old ones are kept until
-// the set dies, so a reader never holds a freed array (they add up to less than the last one).
-// Writers take turns on the owner's mutex.
+// release store), so a reader sees either no entry or a whole one. When the slots would pass a
+// quarter full, a slot array twice as large is filled and published instead; the old ones are kept
+// until the set dies, so a reader never holds a freed array (they add up to less than the last
+// one). Writers take turns on the owner's mutex.
 #ifndef KWCALL_SRC_DISPATCH_ENTRY_SET_H_
 #define KWCALL_SRC_DISPATCH_ENTRY_SET_H_
 
@@ -29,8 +30,8 @@ struct Entry {
   // callee and the words.
   uint64_t hash;
   const ffi::FunctionObj* object;
-  FCall call;                          // what object->CallPacked would call, chosen once
-  uint64_t words[KeyWordsCapacity()];  // KeyWords' words, num_words of them
+  FCall call;                               // what object->CallPacked would call, chosen once
+  uint64_t words[KeyWordsCapacity()] = {};  // KeyWords' words, num_words of them, then 0s
 
   std::vector<std::string> strs;  // the str values, one a term ("" where none)
   Key key;                        // as the table keeps it
@@ -45,7 +46,10 @@ struct Entry {
 
 class EntrySet {
  public:
-  explicit EntrySet(int32_t num_words) : num_words_(num_words) { Publish(kFirstCapacity); }
+  explicit EntrySet(int32_t num_words)
+      : num_words_(num_words), num_compared_(KeyWords::Compared(num_words)) {
+    Publish(kFirstCapacity);
+  }
 
   /*!
    * \brief The entry whose key a call's words (and str values) are, or nullptr; `hash` is the
@@ -54,10 +58,10 @@ class EntrySet {
   const Entry* Find(const KeyWords& words, uint64_t hash, const KeyReader& reader,
                     const TVMFFIAny* args) const {
     const Slots* slots = current_.load(std::memory_order_acquire);
-    for (uint64_t i = hash;; ++i) {
+    for (uint64_t i = slots->First(hash);; ++i) {
       const Entry* entry = slots->slot[i & slots->mask].load(std::memory_order_acquire);
       if (entry == nullptr) return nullptr;
-      if (entry->hash == hash && SameWords(entry->words, words.words, num_words_) &&
+      if (entry->hash == hash && SameWords(entry->words, words.words, num_compared_) &&
           (words.str_mask() == 0 || reader.StrsAre(args, words.str_mask(), entry->strs))) {
         return entry;
       }
@@ -78,10 +82,15 @@ class EntrySet {
 
  private:
   static constexpr uint64_t kFirstCapacity = 8;
+  static constexpr uint64_t kSlotsPerEntry = 4;  // at least: the most a slot array is filled
   // One slot array, its mask and its slots in one block (a reader follows one pointer).
   struct Slots {
     uint64_t mask;
+    int shift;                                  // 64 - log2(capacity)
     mutable std::atomic<const Entry*> slot[1];  // capacity of them: the block is that long
+
+    // The slot a probe for `hash` starts at: the hash's top bits (FinishHash mixed them).
+    uint64_t First(uint64_t hash) const { return hash >> shift; }
 
     static std::unique_ptr<Slots, void (*)(Slots*)> Make(uint64_t capacity);
   };
@@ -89,6 +98,7 @@ class EntrySet {
   static void Place(const Slots& slots, const Entry* entry);
 
   int32_t num_words_;
+  int32_t num_compared_;  // KeyWords::Compared(num_words_)
   std::atomic<const Slots*> current_{nullptr};
   // every slot array, freed with the set
   std::vector<std::unique_ptr<Slots, void (*)(Slots*)>> generations_;

@@ -25,6 +25,7 @@ KeyReader::KeyReader(std::string table_name, std::vector<KeyTerm> terms, const S
     param_names_.push_back(signature.param_name(i));
   }
   for (const KeyTerm& term : terms_) {
+    KeyTermName(term.kind);  // a kind no term has: a ValueError
     CheckTermNumbers(term);
     auto found = std::find(param_names_.begin(), param_names_.end(), term.param);
     if (found == param_names_.end()) {
@@ -33,12 +34,56 @@ KeyReader::KeyReader(std::string table_name, std::vector<KeyTerm> terms, const S
                                 << "', which " << signature.name() << "() does not have";
     }
     const bool power_of_two = term.n > 0 && (term.n & (term.n - 1)) == 0;
-    resolved_.push_back({term.kind, static_cast<int32_t>(found - param_names_.begin()), term.index,
-                         term.n, power_of_two ? static_cast<uint64_t>(term.n - 1) : uint64_t{0},
-                         IsTensorTerm(term.kind)});
+    const auto t = static_cast<int32_t>(resolved_.size());
+    resolved_.push_back({term.kind, t, KeyWords::kMasks + t,
+                         static_cast<int32_t>(found - param_names_.begin()), term.index, term.n,
+                         power_of_two ? static_cast<uint64_t>(term.n - 1) : uint64_t{0},
+                         kWordMultipliers.of[KeyWords::kMasks + t], false});
   }
   num_terms_ = static_cast<int32_t>(resolved_.size());
   num_words_ = KeyWords::kMasks + num_terms_;
+  pad_word_ = KeyWords::Compared(num_words_) - 1;
+  // Read's order: each tensor parameter's terms together, in the order of its first term.
+  for (const ResolvedTerm& term : resolved_) {
+    if (!IsTensorTerm(term.kind)) {
+      other_terms_.push_back(term);
+      continue;
+    }
+    const bool placed = std::any_of(tensor_terms_.begin(), tensor_terms_.end(),
+                                    [&](const ResolvedTerm& r) { return r.param == term.param; });
+    if (placed) continue;
+    for (const ResolvedTerm& same : resolved_) {
+      if (IsTensorTerm(same.kind) && same.param == term.param) {
+        tensor_terms_.push_back(same);
+        tensor_terms_.back().first_of_param = &same == &term;
+      }
+    }
+  }
+}
+
+uint64_t KeyReader::ReadCarefully(const TVMFFIAny* args, KeyWords* out) const {
+  uint64_t none_mask = 0, str_mask = 0, sum = 0;
+  bool unusual = false;  // never set: a careful read throws instead
+  out->words[pad_word_] = 0;
+  for (const ResolvedTerm& term : resolved_) {
+    const TVMFFIAny& arg = args[term.param];
+    uint64_t word;
+    if (!IsTensorTerm(term.kind)) {
+      word = OtherWord<true>(term, arg, &none_mask, &str_mask, &unusual);
+    } else if (const DLTensor* tensor = TensorOf(arg)) {
+      word = TensorWord<true>(term, *tensor, &unusual);
+    } else if (arg.type_index == kTVMFFINone) {
+      none_mask |= uint64_t{1} << term.term;
+      word = 0;
+    } else {
+      ThrowNotATensor(term.term, arg);
+    }
+    out->words[term.word] = word;
+    sum += word * term.multiplier;
+  }
+  out->words[0] = none_mask;
+  out->words[1] = str_mask;
+  return FinishHash(sum);
 }
 
 bool KeyReader::StrsAre(const TVMFFIAny* args, uint64_t str_mask,

@@ -18,15 +18,18 @@
 #include "binding/param_names.h"
 #include "dispatch/cuda_arch.h"
 #include "dispatch/key_term.h"
+#include "dispatch/term_words.h"
 
 namespace kwcall {
 
 /*! \brief The most words a key has: two masks, then one word a term. */
 constexpr int32_t KeyWordsCapacity() { return 2 + kMaxKeyTerms; }
 
-/*! \brief A key's words: two masks, then one word a term. */
+/*! \brief A key's words: two masks, then one word a term (and a 0 to make their number even). */
 struct KeyWords {
   static constexpr int32_t kMasks = 2;
+  /*! \brief How many words a key of `num_words` is compared as (SameWords). */
+  static constexpr int32_t Compared(int32_t num_words) { return (num_words + 1) & ~1; }
   uint64_t words[KeyWordsCapacity()];
   uint64_t none_mask() const { return words[0]; }
   uint64_t str_mask() const { return words[1]; }
@@ -63,24 +66,27 @@ struct WordMultipliers {
 inline constexpr WordMultipliers kWordMultipliers{};
 
 /*!
- * \brief The hash of a key's words, for the table's probe: a sum of products, one multiplier a
- *        position (the multiplies run side by side; a chained mix would wait on each), then mixed.
+ * \brief The hash of a key's words, for the table's probe: a sum of products of the terms' words,
+ *        one multiplier a position (the multiplies run side by side; a chained mix would wait on
+ *        each), times a last odd multiplier whose top bits choose the slot (Fibonacci hashing:
+ *        every bit of the sum reaches them). The masks are left out: keys that differ only there
+ *        (a None against a 0) share a probe chain, and the compare of every word tells them apart.
  */
-inline uint64_t FinishHash(uint64_t sum) {
-  sum ^= sum >> 32;
-  sum *= 0x9e3779b97f4a7c15ull;
-  return sum ^ (sum >> 29);
-}
+inline uint64_t FinishHash(uint64_t sum) { return sum * 0x9e3779b97f4a7c15ull; }
 inline uint64_t HashWords(const uint64_t* words, int32_t count) {
-  uint64_t sum = static_cast<uint64_t>(count);
-  for (int32_t i = 0; i < count; ++i) sum += words[i] * kWordMultipliers.of[i];
+  uint64_t sum = 0;
+  for (int32_t i = KeyWords::kMasks; i < count; ++i) sum += words[i] * kWordMultipliers.of[i];
   return FinishHash(sum);
 }
 
-/*! \brief Whether two keys' words are equal (a short loop: no call of memcmp). */
+/*!
+ * \brief Whether two keys' words are equal, `count` of them rounded up to an even number (both
+ *        padded with a 0): two words a step and one branch for both (the early exit also keeps
+ *        compilers from vectorizing a loop this short, which costs more than it saves).
+ */
 inline bool SameWords(const uint64_t* a, const uint64_t* b, int32_t count) {
-  for (int32_t i = 0; i < count; ++i) {
-    if (a[i] != b[i]) return false;
+  for (const uint64_t* end = a + count; a != end; a += 2, b += 2) {
+    if (((a[0] ^ b[0]) | (a[1] ^ b[1])) != 0) return false;
   }
   return true;
 }
@@ -109,25 +115,40 @@ class KeyReader {
   /*!
    * \brief The words of a call's key, from its bound arguments (every parameter, in order), and
    *        their hash (HashWords of them, summed as they are read).
+   *
+   * Each tensor parameter's DLTensor is found once for all its terms, and nothing is checked
+   * that a usual call passes: a call with anything else (a term that does not fit its argument,
+   * a CUDA device whose arch is not cached yet) is read again term by term in key order, which
+   * throws the first term's error as it always did.
    */
-  uint64_t Read(const TVMFFIAny* args, KeyWords* out) const {
-    uint64_t none_mask = 0, str_mask = 0;
-    uint64_t sum = static_cast<uint64_t>(num_words_);
-    const int32_t num_terms = num_terms_;
-    for (int32_t t = 0; t < num_terms; ++t) {
-      const ResolvedTerm& term = resolved_[t];
-      const TVMFFIAny& arg = args[term.param];
-      const DLTensor* tensor = TensorOf(arg);
-      // The common case first: a tensor term of a tensor.
-      const uint64_t word = TVM_FFI_PREDICT_TRUE(tensor != nullptr && term.reads_tensor)
-                                ? TensorWord(t, term, *tensor)
-                                : OtherWord(t, term, arg, &none_mask, &str_mask);
-      out->words[KeyWords::kMasks + t] = word;
-      sum += word * kWordMultipliers.of[KeyWords::kMasks + t];
+  TVM_FFI_INLINE uint64_t Read(const TVMFFIAny* args, KeyWords* out) const {
+    uint64_t none_mask = 0, str_mask = 0, sum = 0;
+    bool unusual = false;
+    out->words[pad_word_] = 0;  // the pad, unless a term's word is there
+    const DLTensor* tensor = nullptr;
+    for (const ResolvedTerm& term : tensor_terms_) {
+      if (term.first_of_param) tensor = TensorOf(args[term.param]);
+      uint64_t word = 0;
+      if (TVM_FFI_PREDICT_TRUE(tensor != nullptr)) {
+        word = TensorWord<false>(term, *tensor, &unusual);
+      } else {
+        // An absent optional tensor: the term is None, its word 0.
+        unusual |= args[term.param].type_index != kTVMFFINone;
+        none_mask |= uint64_t{1} << term.term;
+      }
+      out->words[term.word] = word;
+      sum += word * term.multiplier;
     }
+    for (const ResolvedTerm& term : other_terms_) {
+      const uint64_t word =
+          OtherWord<false>(term, args[term.param], &none_mask, &str_mask, &unusual);
+      out->words[term.word] = word;
+      sum += word * term.multiplier;
+    }
+    if (TVM_FFI_PREDICT_FALSE(unusual)) return ReadCarefully(args, out);
     out->words[0] = none_mask;
     out->words[1] = str_mask;
-    return FinishHash(sum + none_mask * kWordMultipliers.of[0] + str_mask * kWordMultipliers.of[1]);
+    return FinishHash(sum);
   }
 
   /*! \brief Whether a call's str values are `strs` (one a term; read only where str_mask says). */
@@ -149,101 +170,111 @@ class KeyReader {
   std::string Describe(const Key& key) const;
 
  private:
-  // is_none, value, a None argument, and a tensor term of something else (its error).
-  uint64_t OtherWord(int32_t t, const ResolvedTerm& term, const TVMFFIAny& arg, uint64_t* none_mask,
-                     uint64_t* str_mask) const {
+  // Read's other way: term by term in key order, each checked (key_reader.cc).
+  [[gnu::noinline]] uint64_t ReadCarefully(const TVMFFIAny* args, KeyWords* out) const;
+
+  // A term that cannot be read as a usual call is: kCareful throws its error; the quick read
+  // sets *unusual (and reads nothing it cannot), so that the call is read carefully.
+  template <bool kCareful, typename Throw>
+  static uint64_t Unusual(bool* unusual, Throw throw_error) {
+    if constexpr (kCareful) {
+      throw_error();
+    } else {
+      *unusual = true;
+    }
+    return 0;
+  }
+
+  // is_none and value of any argument.
+  template <bool kCareful>
+  uint64_t OtherWord(const ResolvedTerm& term, const TVMFFIAny& arg, uint64_t* none_mask,
+                     uint64_t* str_mask, bool* unusual) const {
     if (term.kind == KeyTermKind::kIsNone) return arg.type_index == kTVMFFINone;
+    if (arg.type_index == kTVMFFIInt || arg.type_index == kTVMFFIBool) return arg.v_uint64;
     if (arg.type_index == kTVMFFINone) {
-      *none_mask |= uint64_t{1} << t;
+      *none_mask |= uint64_t{1} << term.term;
       return 0;
     }
-    if (term.kind == KeyTermKind::kValue) return ValueWord(t, arg, str_mask);
-    ThrowNotATensor(t, arg);
-  }
-  uint64_t ValueWord(int32_t t, const TVMFFIAny& arg, uint64_t* str_mask) const {
-    if (arg.type_index == kTVMFFIInt || arg.type_index == kTVMFFIBool) return arg.v_uint64;
     std::string_view text;
-    if (TVM_FFI_PREDICT_FALSE(!ReadStr(arg, &text))) ThrowNotAValue(t, arg);
-    *str_mask |= uint64_t{1} << t;
+    if (TVM_FFI_PREDICT_FALSE(!ReadStr(arg, &text))) {
+      return Unusual<kCareful>(unusual, [&] { ThrowNotAValue(term.term, arg); });
+    }
+    *str_mask |= uint64_t{1} << term.term;
     return HashBytes(text);
   }
-  uint64_t TensorWord(int32_t t, const ResolvedTerm& term, const DLTensor& tensor) const {
+
+  template <bool kCareful>
+  uint64_t TensorWord(const ResolvedTerm& term, const DLTensor& tensor, bool* unusual) const {
     switch (term.kind) {
       case KeyTermKind::kDtype:
-        return DtypeWord(tensor.dtype);
+        return term_words::Dtype(tensor.dtype);
       case KeyTermKind::kNdim:
         return static_cast<uint64_t>(tensor.ndim);
-      case KeyTermKind::kShape:
-        return static_cast<uint64_t>(tensor.shape[Dim(t, term, tensor)]);
-      case KeyTermKind::kStride:
-        return static_cast<uint64_t>(StrideOf(tensor, Dim(t, term, tensor)));
-      case KeyTermKind::kZeroStrides:
-        return ZeroStrides(t, tensor);
-      case KeyTermKind::kContiguous:
-        return IsContiguous(tensor);
+      case KeyTermKind::kShape: {
+        int32_t dim;
+        if (TVM_FFI_PREDICT_FALSE(!Dim(term, tensor, &dim)))
+          return NoDim<kCareful>(term, tensor, unusual);
+        return static_cast<uint64_t>(tensor.shape[dim]);
+      }
+      case KeyTermKind::kStride: {
+        int32_t dim;
+        if (TVM_FFI_PREDICT_FALSE(!Dim(term, tensor, &dim)))
+          return NoDim<kCareful>(term, tensor, unusual);
+        return static_cast<uint64_t>(term_words::StrideOf(tensor, dim));
+      }
       case KeyTermKind::kDivisible: {
-        const int64_t extent = tensor.shape[Dim(t, term, tensor)];
+        int32_t dim;
+        if (TVM_FFI_PREDICT_FALSE(!Dim(term, tensor, &dim)))
+          return NoDim<kCareful>(term, tensor, unusual);
         // A power of two is a mask (no division on the hot path; the table made the mask).
+        const int64_t extent = tensor.shape[dim];
         return term.mask != 0 ? (extent & term.mask) == 0 : extent % term.n == 0;
       }
+      case KeyTermKind::kZeroStrides:
+        if (TVM_FFI_PREDICT_FALSE(tensor.ndim > 64)) {
+          return Unusual<kCareful>(unusual, [&] { ThrowTooManyDims(term.term, tensor.ndim); });
+        }
+        return term_words::ZeroStrides(tensor);
+      case KeyTermKind::kContiguous:
+        return term_words::IsContiguous(tensor);
       case KeyTermKind::kAligned:
         return ((reinterpret_cast<uintptr_t>(tensor.data) + tensor.byte_offset) & term.mask) == 0;
       case KeyTermKind::kDevice:
-        return DeviceWord(tensor.device);
+        return term_words::Device(tensor.device);
       case KeyTermKind::kArch:
-        return static_cast<uint64_t>(ArchOf(t, tensor.device));
-      default:
-        return 0;  // is_none and value never reach here
+        return ArchWord<kCareful>(term, tensor.device, unusual);
+      case KeyTermKind::kIsNone:
+      case KeyTermKind::kValue:
+        break;
     }
+    TVM_FFI_UNREACHABLE();  // is_none and value are read by OtherWord; no other kind is made
   }
-  int32_t Dim(int32_t t, const ResolvedTerm& term, const DLTensor& tensor) const {
-    const int64_t dim = term.index < 0 ? term.index + tensor.ndim : term.index;
-    if (TVM_FFI_PREDICT_FALSE(dim < 0 || dim >= tensor.ndim)) ThrowNoDim(t, tensor.ndim);
-    return static_cast<int32_t>(dim);
+
+  // The dimension `term` reads (its index, or from the end when negative), if the tensor has it.
+  static bool Dim(const ResolvedTerm& term, const DLTensor& tensor, int32_t* dim) {
+    const int64_t d = term.index < 0 ? term.index + tensor.ndim : term.index;
+    *dim = static_cast<int32_t>(d);
+    return static_cast<uint64_t>(d) < static_cast<uint64_t>(tensor.ndim);
   }
-  static int64_t StrideOf(const DLTensor& tensor, int32_t dim) {
-    if (tensor.strides != nullptr) return tensor.strides[dim];
-    int64_t stride = 1;  // compact row-major, as DLPack means by no strides (torch's rule for 0)
-    for (int32_t d = tensor.ndim - 1; d > dim; --d)
-      stride *= tensor.shape[d] > 1 ? tensor.shape[d] : 1;
-    return stride;
+  template <bool kCareful>
+  uint64_t NoDim(const ResolvedTerm& term, const DLTensor& tensor, bool* unusual) const {
+    return Unusual<kCareful>(unusual, [&] { ThrowNoDim(term.term, tensor.ndim); });
   }
-  uint64_t ZeroStrides(int32_t t, const DLTensor& tensor) const {
-    if (TVM_FFI_PREDICT_FALSE(tensor.ndim > 64)) ThrowTooManyDims(t, tensor.ndim);
-    uint64_t mask = 0;
-    for (int32_t d = 0; d < tensor.ndim; ++d) {
-      if (StrideOf(tensor, d) == 0) mask |= uint64_t{1} << d;
-    }
-    return mask;
-  }
-  // torch's is_contiguous: row-major and compact, ignoring the strides of size-1 dimensions;
-  // a tensor with no elements is contiguous.
-  static bool IsContiguous(const DLTensor& tensor) {
-    if (tensor.strides == nullptr) return true;
-    int64_t expected = 1;
-    for (int32_t d = tensor.ndim - 1; d >= 0; --d) {
-      if (tensor.shape[d] == 0) return true;
-      if (tensor.shape[d] != 1 && tensor.strides[d] != expected) return false;
-      expected *= tensor.shape[d];
-    }
-    return true;
-  }
-  int32_t ArchOf(int32_t t, DLDevice device) const {
+
+  // The quick read takes an arch from the cache only; the careful one asks the driver.
+  template <bool kCareful>
+  uint64_t ArchWord(const ResolvedTerm& term, DLDevice device, bool* unusual) const {
     if (device.device_type == kDLCPU) return 0;
-    if (device.device_type == kDLCUDA) return CudaArch(device.device_id, terms_[t], table_name_);
-    ThrowArchDevice(t, device);
+    if (device.device_type == kDLCUDA) {
+      if constexpr (kCareful) {
+        return static_cast<uint64_t>(CudaArch(device.device_id, terms_[term.term], table_name_));
+      } else {
+        if (const int32_t arch = CachedCudaArch(device.device_id); arch >= 0) return arch;
+      }
+    }
+    return Unusual<kCareful>(unusual, [&] { ThrowArchDevice(term.term, device); });
   }
 
- public:
-  static uint64_t DtypeWord(DLDataType dtype) {
-    return uint64_t{dtype.code} | uint64_t{dtype.bits} << 8 | uint64_t{dtype.lanes} << 16;
-  }
-  static uint64_t DeviceWord(DLDevice device) {
-    return uint64_t{static_cast<uint32_t>(device.device_type)} << 32 |
-           static_cast<uint32_t>(device.device_id);
-  }
-
- private:
   [[noreturn]] TVM_FFI_COLD_CODE void ThrowNotATensor(int32_t t, const TVMFFIAny& arg) const;
   [[noreturn]] TVM_FFI_COLD_CODE void ThrowNotAValue(int32_t t, const TVMFFIAny& arg) const;
   [[noreturn]] TVM_FFI_COLD_CODE void ThrowNoDim(int32_t t, int32_t ndim) const;
@@ -254,9 +285,14 @@ class KeyReader {
 
   std::string table_name_;
   std::vector<KeyTerm> terms_;
-  std::vector<ResolvedTerm> resolved_;
+  std::vector<ResolvedTerm> resolved_;  // in key order
+  // Read's order: the tensor terms, each parameter's together (its DLTensor found once) in the
+  // order of their first term; then the is_none and value terms.
+  std::vector<ResolvedTerm> tensor_terms_;
+  std::vector<ResolvedTerm> other_terms_;
   int32_t num_terms_ = 0;
   int32_t num_words_ = KeyWords::kMasks;
+  int32_t pad_word_ = 0;  // KeyWords::Compared(num_words_) - 1
   std::vector<std::string> param_names_;
 };
 

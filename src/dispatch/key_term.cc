@@ -4,41 +4,41 @@
 
 #include <tvm/ffi/error.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <iterator>
 #include <string>
 
 namespace kwcall {
 namespace {
 
-// Each kind's name and the numbers it takes after the parameter, written once.
-struct TermSpelling {
-  KeyTermKind kind;
-  const char* name;
-  bool has_index;  // shape, stride, divisible: a dimension
-  bool has_n;      // divisible: a divisor; aligned: an alignment
+// Each kind's name, in KeyTermKind's order, written once.
+constexpr const char* kNames[] = {"dtype",        "ndim",       "shape",     "stride",
+                                  "zero_strides", "contiguous", "divisible", "aligned",
+                                  "device",       "arch",       "is_none",   "value"};
+static_assert(std::size(kNames) == static_cast<size_t>(KeyTermKind::kValue) + 1,
+              "a name for each KeyTermKind");
+
+// The numbers a term takes after its parameter: a dimension (shape, stride, divisible), and a
+// divisor (divisible) or an alignment (aligned).
+struct Numbers {
+  bool index;
+  bool n;
 };
 
-constexpr TermSpelling kSpellings[] = {
-    {KeyTermKind::kDtype, "dtype", false, false},
-    {KeyTermKind::kNdim, "ndim", false, false},
-    {KeyTermKind::kShape, "shape", true, false},
-    {KeyTermKind::kStride, "stride", true, false},
-    {KeyTermKind::kZeroStrides, "zero_strides", false, false},
-    {KeyTermKind::kContiguous, "contiguous", false, false},
-    {KeyTermKind::kDivisible, "divisible", true, true},
-    {KeyTermKind::kAligned, "aligned", false, true},
-    {KeyTermKind::kDevice, "device", false, false},
-    {KeyTermKind::kArch, "arch", false, false},
-    {KeyTermKind::kIsNone, "is_none", false, false},
-    {KeyTermKind::kValue, "value", false, false},
-};
+Numbers NumbersOf(KeyTermKind kind) {
+  return {kind == KeyTermKind::kShape || kind == KeyTermKind::kStride ||
+              kind == KeyTermKind::kDivisible,
+          kind == KeyTermKind::kDivisible || kind == KeyTermKind::kAligned};
+}
 
-const TermSpelling& SpellingOf(KeyTermKind kind) {
-  for (const TermSpelling& s : kSpellings) {
-    if (s.kind == kind) return s;
+const char* NameOf(KeyTermKind kind) {
+  const auto i = static_cast<size_t>(kind);
+  if (i >= std::size(kNames)) {
+    TVM_FFI_THROW(ValueError) << "kwcall: unknown key term kind " << static_cast<int>(kind);
   }
-  TVM_FFI_THROW(ValueError) << "kwcall: unknown key term kind " << static_cast<int>(kind);
+  return kNames[i];
 }
 
 std::string_view Trim(std::string_view text) {
@@ -70,17 +70,17 @@ int64_t ParseNumber(std::string_view whole, std::string_view text) {
 
 }  // namespace
 
-const char* KeyTermName(KeyTermKind kind) { return SpellingOf(kind).name; }
+const char* KeyTermName(KeyTermKind kind) { return NameOf(kind); }
 
 bool IsTensorTerm(KeyTermKind kind) {
   return kind != KeyTermKind::kIsNone && kind != KeyTermKind::kValue;
 }
 
 std::string KeyTerm::ToString() const {
-  const TermSpelling& s = SpellingOf(kind);
-  std::string text = std::string(s.name) + "(" + param;
-  if (s.has_index) text += ", " + std::to_string(index);
-  if (s.has_n) text += ", " + std::to_string(n);
+  const Numbers numbers = NumbersOf(kind);
+  std::string text = std::string(NameOf(kind)) + "(" + param;
+  if (numbers.index) text += ", " + std::to_string(index);
+  if (numbers.n) text += ", " + std::to_string(n);
   return text + ")";
 }
 
@@ -92,11 +92,12 @@ KeyTerm KeyTerm::Parse(std::string_view text) {
     ThrowNotATerm(whole, "no 'name(parameter, ...)'");
   }
   const std::string_view name = Trim(text.substr(0, open));
-  const TermSpelling* spelling = nullptr;
-  for (const TermSpelling& s : kSpellings) {
-    if (name == s.name) spelling = &s;
+  const auto* found = std::find(std::begin(kNames), std::end(kNames), name);
+  if (found == std::end(kNames)) {
+    ThrowNotATerm(whole, "no term is called '" + std::string(name) + "'");
   }
-  if (spelling == nullptr) ThrowNotATerm(whole, "no term is called '" + std::string(name) + "'");
+  const auto kind = static_cast<KeyTermKind>(found - std::begin(kNames));
+  const Numbers numbers = NumbersOf(kind);
   // The parts between the parentheses, split at commas.
   std::string_view rest = text.substr(open + 1, text.size() - open - 2);
   std::vector<std::string_view> parts;
@@ -105,18 +106,18 @@ KeyTerm KeyTerm::Parse(std::string_view text) {
     rest.remove_prefix(comma + 1);
   }
   parts.push_back(rest);
-  const size_t expected = 1 + spelling->has_index + spelling->has_n;
+  const size_t expected = 1 + numbers.index + numbers.n;
   if (parts.size() != expected) {
-    ThrowNotATerm(whole, std::string(spelling->name) + " takes " + std::to_string(expected) +
-                             " argument" + (expected == 1 ? "" : "s"));
+    ThrowNotATerm(whole, std::string(*found) + " takes " + std::to_string(expected) + " argument" +
+                             (expected == 1 ? "" : "s"));
   }
   KeyTerm term;
-  term.kind = spelling->kind;
+  term.kind = kind;
   term.param = std::string(Trim(parts[0]));
   if (term.param.empty()) ThrowNotATerm(whole, "no parameter");
   size_t next = 1;
-  if (spelling->has_index) term.index = ParseNumber(whole, parts[next++]);
-  if (spelling->has_n) term.n = ParseNumber(whole, parts[next++]);
+  if (numbers.index) term.index = ParseNumber(whole, parts[next++]);
+  if (numbers.n) term.n = ParseNumber(whole, parts[next++]);
   return term;
 }
 

@@ -22,14 +22,17 @@ bool IsTensorTerm(KeyTermKind kind);
  */
 void CheckTermNumbers(const KeyTerm& term);
 
-/*! \brief A term with its parameter's index: what the hot path reads. */
+/*! \brief A term with its parameter's index and its word's place: what the hot path reads. */
 struct ResolvedTerm {
   KeyTermKind kind;
-  int32_t param;
+  int32_t term;   // its position in the key
+  int32_t word;   // its word's in KeyWords: KeyWords::kMasks + term
+  int32_t param;  // its parameter's, in declaration order
   int64_t index;
   int64_t n;
-  uint64_t mask;      // n - 1 when n is a power of two (divisible, aligned), else 0
-  bool reads_tensor;  // IsTensorTerm(kind)
+  uint64_t mask;        // n - 1 when n is a power of two (divisible, aligned), else 0
+  uint64_t multiplier;  // its word's in the key's hash
+  bool first_of_param;  // KeyReader::Read's order: the first of its parameter's terms
 };
 
 }  // namespace kwcall

@@ -2,7 +2,6 @@
 #include "dispatch/key_values.h"
 
 #include <tvm/ffi/container/array.h>
-#include <tvm/ffi/device.h>
 #include <tvm/ffi/dtype.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/string.h>
@@ -11,6 +10,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "compat.h"
 #include "dispatch/key_reader.h"
 
 namespace kwcall {
@@ -148,7 +148,7 @@ WordOfValue ReadKeyValue(KeyTermKind kind, const ffi::Any& value) {
           return Expected("a dtype as tvm-ffi spells it ('bfloat16') or None");
         }
       }
-      return Word(KeyReader::DtypeWord(dtype), ffi::DLDataTypeToString(dtype));
+      return Word(term_words::Dtype(dtype), ffi::DLDataTypeToString(dtype));
     }
     case KeyTermKind::kDevice: {
       DLDevice device;
@@ -157,7 +157,7 @@ WordOfValue ReadKeyValue(KeyTermKind kind, const ffi::Any& value) {
       } else if (!IsStr(value) || !ParseDevice(std::string(value.cast<ffi::String>()), &device)) {
         return Expected("a device as tvm-ffi spells it ('cuda:0') or None");
       }
-      return Word(KeyReader::DeviceWord(device), ffi::String(DeviceName(device)));
+      return Word(term_words::Device(device), ffi::String(DeviceName(device)));
     }
     case KeyTermKind::kNdim:
     case KeyTermKind::kShape:

@@ -152,6 +152,51 @@ TEST(DispatchTable, ATermThatDoesNotFitItsArgumentIsATypeError) {
             "argument, but 'mode' is float; key a tensor by its terms (dtype, shape, ...)");
 }
 
+// A call reads each tensor's terms together; the error is still the first term's in key order.
+TEST(DispatchTable, TheFirstTermInKeyOrderThatDoesNotFitIsNamed) {
+  Signature xy = SignatureBuilder("f").Param("x").Param("y").Param("n").Build();
+  DispatchTable table(
+      xy, {key::Dtype("x"), key::Value("n"), key::Shape("y", 5), key::Shape("x", 9)}, "order");
+  TensorDesc x{{4, 24}}, y{{4}};
+  DLTensor xv = x.view(), yv = y.view();
+  ffi::Function f = table.function();
+  EXPECT_EQ(ErrorOf([&] { f(&xv, &yv, 1.5); }),
+            "TypeError: kwcall.DispatchTable 'order': key term value(n) reads a bool, int or str "
+            "argument, but 'n' is float; key a tensor by its terms (dtype, shape, ...)");
+  EXPECT_EQ(ErrorOf([&] { f(&xv, &yv, 1); }),
+            "TypeError: kwcall.DispatchTable 'order': key term shape(y, 5) reads dimension 5, but "
+            "'y' has 1 dimension");
+  EXPECT_EQ(ErrorOf([&] { f(&xv, 2, 1); }),
+            "TypeError: kwcall.DispatchTable 'order': key term shape(y, 5) reads a tensor, but 'y' "
+            "is int");
+}
+
+// Terms of an absent optional tensor are None between another tensor's terms; None and 0 are
+// different keys (the same words but for the None mask).
+TEST(DispatchTable, NoneTermsBetweenOthersAndNoneAgainstZero) {
+  DispatchTable table(XYMode(),
+                      {key::Dtype("x"), key::Dtype("y"), key::Shape("x", 0), key::Shape("y", 0),
+                       key::Value("mode")},
+                      "optional");
+  TensorDesc x{{4, 24}};
+  DLTensor xv = x.view();
+  table.Add({"float32", nullptr, 4, nullptr, 0}, Named("zero"));
+  table.Add({"float32", nullptr, 4, nullptr, nullptr}, Named("none"));
+  table.Add({"float32", "float32", 4, 4, 0}, Named("both"));
+  ffi::Function f = table.function();
+  EXPECT_EQ(Str(f(&xv, nullptr, 0)), "zero");
+  EXPECT_EQ(Str(f(&xv, nullptr, nullptr)), "none");
+  EXPECT_EQ(Str(f(&xv, &xv, 0)), "both");
+  ffi::Function key_of = ffi::Function::FromPacked(
+      [&](ffi::PackedArgs args, ffi::Any* result) { *result = table.KeyOf(args); });
+  Key key = key_of(&xv, nullptr, nullptr).cast<Key>();
+  EXPECT_EQ(Str(key[0]), "float32");
+  EXPECT_EQ(key[1], nullptr);
+  EXPECT_EQ(key[2].cast<int64_t>(), 4);
+  EXPECT_EQ(key[3], nullptr);
+  EXPECT_EQ(key[4], nullptr);
+}
+
 TEST(DispatchTable, ArchOfACudaTensorNeedsTheDriver) {
   DispatchTable table(XYMode(), {key::Arch("x")}, "arch");
   TensorDesc x{{4}, {}, {kDLFloat, 32, 1}, {kDLCUDA, 0}};

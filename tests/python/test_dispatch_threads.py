@@ -80,6 +80,31 @@ def test_eight_cpp_threads_missing_one_key_compile_it_once(race_module):
     assert [plain(r) for r in results] == [(3, 0)] * THREADS
 
 
+def test_cpp_threads_wait_while_the_compiling_python_thread_holds_the_gil(race_module):
+    """Plain C++ threads that miss a key while the compiling Python thread holds the GIL wait
+    without touching the interpreter. Before 3.12 the unchecked current thread state is the GIL
+    holder's, not the calling thread's: the waiters took it for their own and detached the
+    compiling thread's state, and the process crashed."""
+    started = threading.Event()
+
+    def compile(key_, *args):
+        started.set()
+        end = time.monotonic() + 0.3
+        while time.monotonic() < end:  # Python running: this thread holds the GIL
+            pass
+        return collect
+
+    table = _table(compile, name="held")
+    for k in range(3):  # three keys: a crash was likely, not certain, in one
+        started.clear()
+        compiler = threading.Thread(target=table, args=(k,))
+        compiler.start()
+        started.wait(timeout=60 * TIME_SCALE)
+        results = race_module["race"](table.function, THREADS, k)
+        compiler.join(timeout=60 * TIME_SCALE)
+        assert [plain(r) for r in results] == [(k, 0)] * THREADS
+
+
 def test_a_failing_compile_reaches_every_waiter_and_leaves_no_entry():
     calls = []
 
@@ -125,3 +150,31 @@ def test_hits_while_another_thread_adds():
         r.join()
     assert wrong == []
     assert [plain(table(k, 1)) for k in range(300)] == [(k, 1) for k in range(300)]
+
+
+def test_threads_read_tensor_keys_at_once():
+    """Tensor terms (each tensor's DLTensor read once for its terms) from 8 threads at once, with
+    the GIL off on a free-threaded build; numpy's arrays through DLPack, so it runs where torch
+    is not installed (free-threaded CPython 3.13)."""
+    np = pytest.importorskip("numpy")
+    signature = kwcall.Signature(["x", "y", "n"], name="f")
+    terms = [key.dtype("x"), key.shape("y", -1), key.shape("x", 0), key.contiguous("y")]
+    table = kwcall.DispatchTable(signature, terms, name="tensors")
+    shapes = [((2, 8), "float32"), ((3, 16), "float64"), ((4, 8), "int32"), ((5, 16), "float32")]
+    arrays = [
+        (tvm_ffi.from_dlpack(np.zeros(s, dtype=d)), tvm_ffi.from_dlpack(np.zeros(s[::-1]).T))
+        for s, d in shapes
+    ]
+    for i, (x, y) in enumerate(arrays):
+        table.add(table.key_of(x, y, 0), tvm_ffi.convert(lambda x, y, n, i=i: (i, n)))
+    assert [table.key_of(x, y, 0) for x, y in arrays[:2]] == [
+        ("float32", 8, 2, False),
+        ("float64", 16, 3, False),
+    ]
+
+    def calls(i):
+        return [plain(table(*arrays[(i + j) % 4], j)) for j in range(200)]
+
+    results = _race(calls)
+    for i, got in enumerate(results):
+        assert got == [((i + j) % 4, j) for j in range(200)]

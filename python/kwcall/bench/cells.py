@@ -66,6 +66,27 @@ class Cell:
         }
 
 
+def route_cells(
+    group: str,
+    routes: dict[str, str],
+    caller: str,
+    runner: Callable[[str], Callable[[int], list[int]]],
+    max_calls: dict[str, int] | None = None,
+) -> list[Cell]:
+    """A cell for each route of ``group`` (its mix as well) that ``caller`` calls through
+    ``runner(route)``; ``max_calls`` bounds some routes' call counts."""
+    bound = max_calls or {}
+    return [
+        Cell(
+            group,
+            {"mix": group, "route": route, "caller": caller},
+            runner(route),
+            max_calls=bound.get(route, UNBOUNDED_CALLS),
+        )
+        for route in routes
+    ]
+
+
 def from_json(data: dict[str, Any]) -> Cell:
     """A cell read back from results.json (its samples, not its runner)."""
     fixed = {

@@ -25,7 +25,7 @@ import kwcall.libinfo
 from kwcall import key
 
 from .build import HERE, _build_dir, default_cache_dir
-from .cells import Cell
+from .cells import Cell, route_cells
 
 SOURCES = ("dispatch_targets.cc",)
 SIGNATURE = kwcall.Signature(["q", "k", "v", "out", "causal"], name="attn")
@@ -200,18 +200,6 @@ def unavailable() -> str | None:
 
 
 def cells(routes: DispatchRoutes) -> list[Cell]:
-    out = [
-        Cell(
-            "dispatch",
-            {"mix": "dispatch", "route": r, "caller": "python_thread"},
-            routes.cpp_runner(r),
-        )
-        for r in CPP_DISPATCH_ROUTES
-    ]
-    out += [
-        Cell(
-            "dispatch", {"mix": "dispatch", "route": r, "caller": "python"}, routes.python_runner(r)
-        )
-        for r in PY_DISPATCH_ROUTES
-    ]
-    return out
+    return route_cells(
+        "dispatch", CPP_DISPATCH_ROUTES, "python_thread", routes.cpp_runner
+    ) + route_cells("dispatch", PY_DISPATCH_ROUTES, "python", routes.python_runner)

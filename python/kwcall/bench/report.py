@@ -4,6 +4,7 @@ machine, and a PNG chart."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -109,13 +110,55 @@ def _ratio_table(cells: list[Cell], mix: str, sections: tuple, ratio_name: str) 
     return lines
 
 
-def _torch_table(cells: list[Cell]) -> list[str]:
-    """The torch routes, each against the kwcall function called by the same caller (T1)."""
-    sections = (
-        ("python", "Python", PY_TORCH_ROUTES, "T1"),
-        ("python_thread", "C++", CPP_TORCH_ROUTES, "T1"),
-    )
-    return _ratio_table(cells, "torch", sections, "T1")
+@dataclass(frozen=True)
+class RatioTable:
+    """A group of routes, each measured against a base route its caller calls the same way:
+    from C++ on the thread Python called, then from Python."""
+
+    heading: str
+    text: str
+    cpp: tuple[dict[str, str], str]  # the routes and their base
+    python: tuple[dict[str, str], str]
+    base_name: str  # the base, as the ratio column names it
+
+
+TORCH_TEXT = (
+    "`axpy_out(Tensor x, Tensor y, Tensor(a!) out, *, float alpha=1.0) -> ()`, one C++ kernel, "
+    "`alpha=2.0` by keyword from Python (timeit loop included); from C++ on the thread Python "
+    "called."
+)
+DISPATCH_TEXT = (
+    "`attn(q, k, v, out, causal)`, an entry that does nothing, tables of 16 keys; from C++ with "
+    "DLTensor views on the thread Python called, from Python with torch tensors (timeit loop "
+    "included)."
+)
+RATIO_TABLES = {
+    "torch": RatioTable(
+        "PyTorch operators, CPU tensors of 16 floats: ns per call",
+        TORCH_TEXT,
+        (CPP_TORCH_ROUTES, "T1"),
+        (PY_TORCH_ROUTES, "T1"),
+        "T1",
+    ),
+    "dispatch": RatioTable(
+        "Dispatch tables, four CPU tensors and a bool: ns per call",
+        DISPATCH_TEXT,
+        (CPP_DISPATCH_ROUTES, "X0"),
+        (PY_DISPATCH_ROUTES, "P0"),
+        "entry",
+    ),
+}
+
+
+def _group_section(cells: list[Cell], group: str, meta: dict[str, Any]) -> list[str]:
+    """A group's section of the report: its table, or why its routes did not run (the meta's
+    "<group>_routes")."""
+    table = RATIO_TABLES[group]
+    lines = ["", f"## {table.heading}", ""]
+    if not any(c.group == group for c in cells):
+        return [*lines, f"Not run: {meta.get(f'{group}_routes', 'torch is not installed')}."]
+    sections = (("python_thread", "C++", *table.cpp), ("python", "Python", *table.python))
+    return [*lines, table.text, "", *_ratio_table(cells, group, sections, table.base_name)]
 
 
 def torch_targets(cells: list[Cell]) -> list[tuple[str, str, bool]]:
@@ -159,30 +202,22 @@ def torch_targets(cells: list[Cell]) -> list[tuple[str, str, bool]]:
     ]
 
 
-def _dispatch_table(cells: list[Cell]) -> list[str]:
-    """The dispatch-table routes, each against the entry called the same way (X0 from C++, P0
-    from Python)."""
-    sections = (
-        ("python_thread", "C++", CPP_DISPATCH_ROUTES, "X0"),
-        ("python", "Python", PY_DISPATCH_ROUTES, "P0"),
-    )
-    return _ratio_table(cells, "dispatch", sections, "entry")
-
-
 def dispatch_targets(cells: list[Cell]) -> list[tuple[str, str, bool]]:
     """issue 36's targets for dispatch tables, when their routes ran."""
     if not any(c.group == "dispatch" for c in cells):
         return []
 
-    def cell(route: str) -> Cell:
-        caller = "python" if route.startswith("P") else "python_thread"
-        return _find(cells, mix="dispatch", route=route, caller=caller)
-
+    # the entry, and the tables of 4 and 8 terms, from C++; the entry, the table and the Python
+    # dispatch of the same key, from Python
+    x0, x4, x8 = (
+        _find(cells, mix="dispatch", route=r, caller="python_thread") for r in "X0 X4 X8".split()
+    )
+    p0, p1, p2 = (
+        _find(cells, mix="dispatch", route=r, caller="python") for r in "P0 P1 P2".split()
+    )
     t = TARGETS
-    four = paired_difference(cell("X4"), cell("X0"))
-    eight = paired_difference(cell("X8"), cell("X0"))
-    to_entry = paired_ratio(cell("P1"), cell("P0"))
-    to_python = paired_ratio(cell("P1"), cell("P2"))
+    four, eight = paired_difference(x4, x0), paired_difference(x8, x0)
+    to_entry, to_python = paired_ratio(p1, p0), paired_ratio(p1, p2)
     return [
         (
             f"C++ → a dispatch table, 4-term key over 3 tensors ≤ {t['table_4_terms_ns']} ns above "
@@ -344,28 +379,8 @@ def markdown(cells: list[Cell], meta: dict[str, Any]) -> str:
             "",
         ]
         lines += py_threads.scaling_table(cells, sharing)
-    lines += ["", "## PyTorch operators, CPU tensors of 16 floats: ns per call", ""]
-    if any(c.group == "torch" for c in cells):
-        lines += [
-            "`axpy_out(Tensor x, Tensor y, Tensor(a!) out, *, float alpha=1.0) -> ()`, one C++ "
-            "kernel, `alpha=2.0` by keyword from Python (timeit loop included); from C++ on the "
-            "thread Python called.",
-            "",
-            *_torch_table(cells),
-        ]
-    else:
-        lines.append(f"Not run: {meta.get('torch_routes', 'torch is not installed')}.")
-    lines += ["", "## Dispatch tables, four CPU tensors and a bool: ns per call", ""]
-    if any(c.group == "dispatch" for c in cells):
-        lines += [
-            "`attn(q, k, v, out, causal)`, an entry that does nothing, tables of 16 keys; from C++ "
-            "with DLTensor views on the thread Python called, from Python with torch tensors "
-            "(timeit loop included).",
-            "",
-            *_dispatch_table(cells),
-        ]
-    else:
-        lines.append(f"Not run: {meta.get('dispatch_routes', 'torch is not installed')}.")
+    for group in RATIO_TABLES:
+        lines += _group_section(cells, group, meta)
     lines += ["", "## Performance targets (docs/DESIGN.md)", "", "| target | measured | met |"]
     lines += ["|---|---|---|"]
     for target, measured, met in design_targets(cells, meta["device"]):

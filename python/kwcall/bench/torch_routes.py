@@ -28,7 +28,7 @@ import kwcall
 import kwcall.libinfo
 
 from .build import HERE, Modules, _build_dir, default_cache_dir
-from .cells import UNBOUNDED_CALLS, Cell
+from .cells import Cell, route_cells
 
 NAMESPACE = "kwcall_bench"
 OP = f"{NAMESPACE}::axpy_out"
@@ -207,21 +207,7 @@ _CUSTOM_OPS: dict[str, Any] = {}
 
 
 def cells(routes: TorchRoutes) -> list[Cell]:
-    out = [
-        Cell(
-            "torch",
-            {"mix": "torch", "route": route, "caller": "python"},
-            routes.python_runner(route),
-            max_calls=CUSTOM_OP_MAX_CALLS if route == "T3" else UNBOUNDED_CALLS,
-        )
-        for route in PY_TORCH_ROUTES
-    ]
-    out += [
-        Cell(
-            "torch",
-            {"mix": "torch", "route": route, "caller": "python_thread"},
-            routes.cpp_runner(route),
-        )
-        for route in CPP_TORCH_ROUTES
-    ]
-    return out
+    bound = {"T3": CUSTOM_OP_MAX_CALLS}
+    return route_cells(
+        "torch", PY_TORCH_ROUTES, "python", routes.python_runner, max_calls=bound
+    ) + route_cells("torch", CPP_TORCH_ROUTES, "python_thread", routes.cpp_runner)

@@ -26,11 +26,13 @@ signature of a compile), ``_construct`` (the type and the one construction route
 ``_compile`` and ``_install`` (the two ways in), ``_write_export`` (an export's files, and the
 compiled type's ``export_to_c`` method), ``_export_to_c`` (the entry point of the export),
 ``_runtime_modules`` (modules loaded back from exported files), ``_table_compiler`` (the compile
-function of a dispatch table of one ``@cute.jit`` function).
+function of a dispatch table of one ``@cute.jit`` function), ``_table_entries`` (such compiles
+as a saved table's entries, registered with ``DispatchTable.save``).
 """
 
 from __future__ import annotations
 
+from . import _table_entries  # noqa: F401  # registers CuTeDSL's entries with DispatchTable.save
 from ._compile import compile
 from ._construct import from_stock, is_compiled_function
 from ._cutedsl_versions import SUPPORTED_VERSIONS, cutedsl_version, is_supported
