@@ -57,7 +57,9 @@ def main() -> int:
     bin_dir = Path(sys.executable).parent
     cmake = [str(bin_dir / "cmake")] if (bin_dir / "cmake").exists() else ["cmake"]
     package = f"-Dkwcall_DIR={kwcall.libinfo.cmake_dir()}"
-    configure = [*cmake, "-S", str(HERE), "-B", str(app), package]
+    # This Python, for an install layout kwcall's package cannot find one in (pip --target).
+    python = f"-DPython_EXECUTABLE={sys.executable}"
+    configure = [*cmake, "-S", str(HERE), "-B", str(app), package, python]
     subprocess.run(configure, check=True, stdout=subprocess.DEVNULL)
     subprocess.run([*cmake, "--build", str(app)], check=True, stdout=subprocess.DEVNULL)
     done = subprocess.run([str(app / "dispatch_app"), str(library), "scale"], text=True)
