@@ -76,8 +76,9 @@ FROM_TVM_FFI = {
     "typeinfo name for tvm::ffi::Error",
     "vtable for tvm::ffi::Error",
 }
-#: libstdc++'s own (a name in std, maybe after a return type) and a sanitizer's.
-NOT_KWCALLS = re.compile(r"^(\w+ )?std::|^__odr_asan|^__asan")
+#: libstdc++'s own (a name in std, maybe after a return type, or a std class's typeinfo or
+#: vtable, which a build that does not inline std::optional::value emits) and a sanitizer's.
+NOT_KWCALLS = re.compile(r"^(\w+ )*std::|^__odr_asan|^__asan")
 
 
 def exported(path: Path) -> set[str]:
