@@ -20,7 +20,7 @@
 #include "torch/kernel.h"
 #include "torch/op_schema.h"
 #include "torch/operator_state.h"
-#include "torch/outputs.h"
+#include "torch/output_plan.h"
 #include "torch/shim.h"
 
 namespace kwcall {
