@@ -3,6 +3,7 @@
 
 #include <structmember.h>
 
+#include <array>
 #include <cstddef>
 
 namespace kwcall {
@@ -81,30 +82,21 @@ PyObject* CallEager(PyObject* callable, PyObject* const* args, size_t nargsf, Py
   return items;
 }
 
-int Traverse(PyObject* obj, visitproc visit, void* arg) {
+// The object references an EagerCall owns, which the collector visits and clears alike.
+std::array<PyObject**, 8> References(PyObject* obj) {
   auto* self = reinterpret_cast<EagerCall*>(obj);
+  return {&self->direct,       &self->fallback,      &self->tensor_type,  &self->mode_checks,
+          &self->grad_enabled, &self->requires_grad, &self->old_fallback, &self->dict};
+}
+
+int Traverse(PyObject* obj, visitproc visit, void* arg) {
   Py_VISIT(Py_TYPE(obj));
-  Py_VISIT(self->direct);
-  Py_VISIT(self->fallback);
-  Py_VISIT(self->tensor_type);
-  Py_VISIT(self->mode_checks);
-  Py_VISIT(self->grad_enabled);
-  Py_VISIT(self->requires_grad);
-  Py_VISIT(self->old_fallback);
-  Py_VISIT(self->dict);
+  for (PyObject** reference : References(obj)) Py_VISIT(*reference);
   return 0;
 }
 
 int Clear(PyObject* obj) {
-  auto* self = reinterpret_cast<EagerCall*>(obj);
-  Py_CLEAR(self->direct);
-  Py_CLEAR(self->fallback);
-  Py_CLEAR(self->tensor_type);
-  Py_CLEAR(self->mode_checks);
-  Py_CLEAR(self->grad_enabled);
-  Py_CLEAR(self->requires_grad);
-  Py_CLEAR(self->old_fallback);
-  Py_CLEAR(self->dict);
+  for (PyObject** reference : References(obj)) Py_CLEAR(*reference);
   return 0;
 }
 
@@ -145,14 +137,15 @@ PyMemberDef kMembers[] = {
      "The operator every other call goes through."},
     {nullptr, 0, 0, 0, nullptr}};
 
+// What the type is, then its lifetime under the collector.
 PyType_Slot kSlots[] = {
     {Py_tp_doc, const_cast<char*>("A torch operator's eager call (kwcall.torch.register).")},
     {Py_tp_call, reinterpret_cast<void*>(PyVectorcall_Call)},
+    {Py_tp_members, kMembers},
+    {Py_tp_methods, kMethods},
     {Py_tp_traverse, reinterpret_cast<void*>(Traverse)},
     {Py_tp_clear, reinterpret_cast<void*>(Clear)},
     {Py_tp_dealloc, reinterpret_cast<void*>(Dealloc)},
-    {Py_tp_members, kMembers},
-    {Py_tp_methods, kMethods},
     {0, nullptr}};
 
 PyType_Spec kSpec = {"kwcall._kwcall.EagerCall", sizeof(EagerCall), 0,

@@ -7,17 +7,44 @@ The text is checked here with the loader's own rules (its form, through the C++ 
 ``kwcall::torch::RegisterOp``'s (the argument kinds its kernel reads, through its C++ reader),
 and, where torch is importable, its arguments against the signature: torch calls the kernel
 with every argument in schema order, and kwcall's direct path takes every parameter in
-declaration order, so the two must name the same parameters in the same order.
+declaration order, so the two must name the same parameters in the same order. What torch
+lends here (a derived schema, torch's reading of one) kwcall.torch registers: the core names no
+integration.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import tvm_ffi
 
 from . import _link_signature
 from ._signature import Signature
+
+#: Where the torch integration registers its ``TorchSchemas`` (an entry point of this group in
+#: pyproject.toml), loaded when an export first needs it: loading it imports torch.
+TORCH_SCHEMAS = "kwcall.torch_schemas"
+
+
+@dataclass(frozen=True)
+class TorchSchemas:
+    """What an export borrows of the torch integration: ``derive(compiled)`` the arguments and
+    results ``kwcall.torch.schema_of`` writes, and ``arguments(text)`` each argument of a full
+    schema as torch reads it, ``(name, keyword_only)``."""
+
+    derive: Callable[[Any], str]
+    arguments: Callable[[str], list[tuple[str, bool]]]
+
+
+def _torch_schemas() -> TorchSchemas:
+    """The registered ``TorchSchemas``; ImportError, saying what is missing, without torch."""
+    for entry in importlib.metadata.entry_points(group=TORCH_SCHEMAS):
+        return entry.load()
+    raise ImportError(f"no torch integration is registered (entry points {TORCH_SCHEMAS!r})")
+
 
 _from_result = tvm_ffi.get_global_func("kwcall.ExportedTorchOpFromResult")
 _argument_kinds = tvm_ffi.get_global_func("kwcall.torch.ArgumentKinds")
@@ -36,9 +63,7 @@ def torch_op_text(compiled: Any, signature: Signature, torch_op: object, functio
         )
     text = torch_op
     if "(" not in torch_op:
-        from .torch import schema_of
-
-        text = torch_op + schema_of(compiled)
+        text = torch_op + _torch_schemas().derive(compiled)
     # The form, with the texts kwcall::ExportedTorchOp uses; then what RegisterOp would refuse.
     _, schema = _from_result(text, function_name)
     try:
@@ -57,11 +82,10 @@ def torch_op_text(compiled: Any, signature: Signature, torch_op: object, functio
 
 def _check_arguments(text: str, signature: Signature) -> None:
     try:
-        from .torch._privates import parse_schema
+        schemas = _torch_schemas()
     except ImportError:
         return  # no torch kwcall.torch takes: torch checks the schema at the registration
-    schema = parse_schema(text)
-    got = [(a.name, a.kwarg_only) for a in schema.arguments]
+    got = schemas.arguments(text)
     want = [(p.name, p.kind == p.KEYWORD_ONLY) for p in signature.parameters()]
     if got != want:
 

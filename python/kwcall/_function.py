@@ -9,7 +9,8 @@ from typing import Any
 
 import tvm_ffi
 
-from . import _kwcall
+from ._kwcall import Function
+from ._kwcall import make as _make
 from ._signature import Signature
 
 try:  # apache-tvm-ffi 0.1.12 and later
@@ -27,7 +28,6 @@ _NO_UNPACK = (
     "unpacking dataclass parameters needs tvm_ffi.utils.unpack_dataclass "
     f"(apache-tvm-ffi 0.1.12 or later; this is {tvm_ffi.__version__})"
 )
-Function = _kwcall.Function
 
 
 def _checked(signature: Any) -> Signature:
@@ -49,9 +49,7 @@ def make(
     ``(args, kwargs)`` passed through ``preprocess`` first when there is one. Nothing changes
     it after."""
     signature = _checked(signature)
-    return _kwcall.make(
-        cls, target, signature, signature.param_defaults(), signature.name, preprocess
-    )
+    return _make(cls, target, signature, signature.param_defaults(), signature.name, preprocess)
 
 
 def copy_metadata(fn: Function, prototype: Callable) -> None:

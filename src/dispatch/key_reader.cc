@@ -91,7 +91,7 @@ bool KeyReader::StrsAre(const TVMFFIAny* args, uint64_t str_mask,
   for (int32_t t = 0; t < num_terms(); ++t) {
     if ((str_mask >> t & 1) == 0) continue;
     std::string_view text;
-    ReadStr(args[resolved_[t].param], &text);
+    term_words::ReadStr(args[resolved_[t].param], &text);
     if (text != strs[t]) return false;
   }
   return true;
@@ -101,7 +101,8 @@ std::vector<std::string> KeyReader::StrsOf(const TVMFFIAny* args, uint64_t str_m
   std::vector<std::string> strs(num_terms());
   for (int32_t t = 0; t < num_terms(); ++t) {
     std::string_view text;
-    if ((str_mask >> t & 1) != 0 && ReadStr(args[resolved_[t].param], &text)) strs[t] = text;
+    if ((str_mask >> t & 1) != 0 && term_words::ReadStr(args[resolved_[t].param], &text))
+      strs[t] = text;
   }
   return strs;
 }

@@ -35,21 +35,6 @@ struct KeyWords {
   uint64_t str_mask() const { return words[1]; }
 };
 
-/*! \brief The bytes of a str argument (any tvm-ffi string kind); false for anything else. */
-inline bool ReadStr(const TVMFFIAny& value, std::string_view* text) {
-  NameKey key;
-  if (!NameKey::Read(value, &key)) return false;
-  *text = key.view();
-  return true;
-}
-
-/*! \brief FNV-1a over a str value's bytes: its word. */
-inline uint64_t HashBytes(std::string_view bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
-
 /*! \brief An odd multiplier for each word of a key (splitmix64's sequence), made once. */
 struct WordMultipliers {
   uint64_t of[KeyWordsCapacity()];
@@ -196,11 +181,11 @@ class KeyReader {
       return 0;
     }
     std::string_view text;
-    if (TVM_FFI_PREDICT_FALSE(!ReadStr(arg, &text))) {
+    if (TVM_FFI_PREDICT_FALSE(!term_words::ReadStr(arg, &text))) {
       return Unusual<kCareful>(unusual, [&] { ThrowNotAValue(term.term, arg); });
     }
     *str_mask |= uint64_t{1} << term.term;
-    return HashBytes(text);
+    return term_words::Str(text);
   }
 
   template <bool kCareful>

@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "compat.h"
-#include "dispatch/key_reader.h"
+#include "dispatch/term_words.h"
 
 namespace kwcall {
 namespace {
@@ -124,7 +124,7 @@ ffi::Any ValueOfArgument(const TVMFFIAny& arg) {
   if (arg.type_index == kTVMFFIBool) return arg.v_int64 != 0;
   if (arg.type_index == kTVMFFIInt) return arg.v_int64;
   std::string_view text;
-  if (ReadStr(arg, &text)) return ffi::String(std::string(text));
+  if (term_words::ReadStr(arg, &text)) return ffi::String(std::string(text));
   return ffi::Any(nullptr);
 }
 
@@ -204,7 +204,7 @@ WordOfValue ReadKeyValue(KeyTermKind kind, const ffi::Any& value) {
       }
       if (!IsStr(value)) return Expected("a bool, an int, a str or None");
       const ffi::String text = value.cast<ffi::String>();
-      WordOfValue read = Word(HashBytes(std::string_view(text.data(), text.size())), text);
+      WordOfValue read = Word(term_words::Str(std::string_view(text.data(), text.size())), text);
       read.str = true;
       read.text = std::string(text);
       return read;

@@ -1,16 +1,35 @@
 // What a key term reads from a DLTensor, as the word the table hashes and compares: a dtype, a
 // device, a stride (DLPack's compact strides when it gives none), the zero-stride dimensions and
-// torch's contiguity. key_reader.h reads calls' tensors with them; key_values.cc turns the values
-// a key is given as into the same words.
+// torch's contiguity; and a str argument's bytes and their word. key_reader.h reads calls'
+// arguments with them; key_values.cc turns the values a key is given as into the same words.
 #ifndef KWCALL_SRC_DISPATCH_TERM_WORDS_H_
 #define KWCALL_SRC_DISPATCH_TERM_WORDS_H_
 
 #include <dlpack/dlpack.h>
+#include <tvm/ffi/c_api.h>
 
 #include <cstdint>
+#include <string_view>
+
+#include "binding/param_names.h"
 
 namespace kwcall {
 namespace term_words {
+
+/*! \brief The bytes of a str argument (any tvm-ffi string kind); false for anything else. */
+inline bool ReadStr(const TVMFFIAny& value, std::string_view* text) {
+  NameKey key;
+  if (!NameKey::Read(value, &key)) return false;
+  *text = key.view();
+  return true;
+}
+
+/*! \brief FNV-1a over a str value's bytes: its word. */
+inline uint64_t Str(std::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
 
 inline uint64_t Dtype(DLDataType dtype) {
   return uint64_t{dtype.code} | uint64_t{dtype.bits} << 8 | uint64_t{dtype.lanes} << 16;

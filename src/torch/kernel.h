@@ -12,8 +12,6 @@ namespace torch {
 
 // How many kwcall operators may be registered at once in a process.
 inline constexpr int kMaxOperators = 256;
-// How many arguments an operator may have (the kernel's stack arrays hold that many).
-inline constexpr size_t kMaxOperatorArgs = 64;
 
 // Takes a free slot for `op` (setting op->slot); throws ffi::Error when none is left.
 void AcquireSlot(OperatorState* op);

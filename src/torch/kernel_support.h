@@ -10,7 +10,6 @@
 #include <array>
 #include <string>
 
-#include "torch/kernel.h"
 #include "torch/operator_state.h"
 #include "torch/shim.h"
 

@@ -20,7 +20,7 @@
 #include "torch/kernel.h"
 #include "torch/op_schema.h"
 #include "torch/operator_state.h"
-#include "torch/outputs.h"
+#include "torch/output_plan.h"
 #include "torch/shim.h"
 
 namespace kwcall {
@@ -291,14 +291,7 @@ TVM_FFI_STATIC_INIT_BLOCK() {
                     CreatedWith(f.get()) == CreatedWith(like.get());
            })
       // The oldest torch release whose shim has every function the kernel needs.
-      .def("kwcall.torch.MinimumTorch", []() { return ffi::String(kMinimumTorch); })
-      .def("kwcall.torch.OperatorSchema", [](ffi::ObjectRef handle) {
-        const auto* obj = handle.as<OperatorObj>();
-        if (obj == nullptr || !obj->op) {
-          TVM_FFI_THROW(TypeError) << "kwcall.torch.OperatorSchema: not an operator";
-        }
-        return ffi::String(obj->op.schema());
-      });
+      .def("kwcall.torch.MinimumTorch", []() { return ffi::String(kMinimumTorch); });
 }
 
 }  // namespace torch

@@ -12,11 +12,14 @@
 #include <vector>
 
 #include "torch/op_schema.h"
-#include "torch/outputs.h"
+#include "torch/output_plan.h"
 #include "torch/shim.h"
 
 namespace kwcall {
 namespace torch {
+
+// How many arguments an operator may have (the kernel's stack arrays hold that many).
+inline constexpr size_t kMaxOperatorArgs = 64;
 
 class OperatorState {
  public:

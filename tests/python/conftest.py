@@ -60,6 +60,18 @@ def gil_probe(tmp_path_factory):
     )
 
 
+@pytest.fixture
+def registered_ops():
+    """Unregisters, after the test, every torch operator the test registered (a test module of
+    torch's opts in: ``pytestmark = pytest.mark.usefixtures("registered_ops")``)."""
+    import kwcall.torch as kwtorch
+
+    before = set(kwtorch.registered())
+    yield
+    for name in set(kwtorch.registered()) - before:
+        kwtorch.unregister(name)
+
+
 @pytest.fixture(scope="module")
 def compiled_kern():
     """kwcall.cute's compile of cute_kernels.kern(out, a, *, b=2), which writes a + b to

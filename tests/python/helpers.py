@@ -176,6 +176,12 @@ def _ninja_on_path():
         yield
 
 
+def require_cxx(reason: str) -> None:
+    """Skips the calling test module with ``reason`` where no C++ compiler is on PATH."""
+    if shutil.which("c++") is None and shutil.which("g++") is None:
+        pytest.skip(reason, allow_module_level=True)
+
+
 def build_native(name: str, source: str, build_dir: Path, with_kwcall: bool = False) -> Any:
     """Build ``native/<source>`` into a tvm-ffi module (with kwcall's headers and library
     when asked) and load it."""

@@ -2,10 +2,9 @@
 companion ``__kwcall_torch_op_<name>`` of ``KWCALL_EXPORT_TORCH_OP``), read back with the C++
 reader's rules (``kwcall::ExportedTorchOp``, here through its FFI global). A text of the wrong
 form, or one whose arguments are not the signature's parameters, is refused before anything is
-written. Host-only @cute.jit functions, so no GPU is needed; the macro is compiled as C and
-C++ without CuTeDSL."""
+written. Host-only @cute.jit functions (conftest.py's compiled_kern), so no GPU is needed;
+the macro is compiled as C and C++ without CuTeDSL."""
 
-# No `from __future__ import annotations`: CuTeDSL reads the annotations at compile time.
 import os
 import shutil
 import subprocess
@@ -49,22 +48,9 @@ def test_the_reader_splits_the_name_from_the_schema():
 
 # -- kwcall.cute.export_to_c --------------------------------------------------------------
 cute = pytest.importorskip("cutlass.cute")
-np = pytest.importorskip("numpy")
 kwcute = pytest.importorskip("kwcall.cute")
 
-from cutlass import Float32, Int32  # noqa: E402
-from cutlass.cute.runtime import from_dlpack  # noqa: E402
 from kwcall.cute import _runtime_modules  # noqa: E402
-
-
-@cute.jit
-def kern(out: cute.Tensor, a: Int32, *, b: Int32 = Int32(2)):  # noqa: B008
-    out[0] = Float32(a) + Float32(b)
-
-
-@pytest.fixture(scope="module")
-def compiled():
-    return kwcute.compile(kern, from_dlpack(np.zeros(4, np.float32)), Int32(1))
 
 
 def exported_op(obj, name="kern"):
@@ -74,9 +60,9 @@ def exported_op(obj, name="kern"):
     return None if companion is None else list(read_text(companion(), name))
 
 
-def test_the_schema_is_linked_beside_the_signature(compiled, tmp_path):
+def test_the_schema_is_linked_beside_the_signature(compiled_kern, tmp_path):
     obj = tmp_path / "k.o"
-    kwcute.export_to_c(compiled, str(obj), function_name="kern", torch_op=SCHEMA)
+    kwcute.export_to_c(compiled_kern, str(obj), function_name="kern", torch_op=SCHEMA)
     assert (
         torch_op_symbol("kern")
         in subprocess.run(
@@ -86,11 +72,13 @@ def test_the_schema_is_linked_beside_the_signature(compiled, tmp_path):
     assert exported_op(obj) == ["kwcall_test::kern", "(Tensor(a!) out, int a, *, int b=2) -> ()"]
     # The function keeps its signature, and an export without torch_op carries no schema.
     plain = tmp_path / "plain.o"
-    kwcute.export_to_c(compiled, str(plain), function_name="kern")
+    kwcute.export_to_c(compiled_kern, str(plain), function_name="kern")
     assert exported_op(plain) is None
 
 
-def test_the_name_alone_derives_a_schema_that_writes_nothing_and_is_refused(compiled, tmp_path):
+def test_the_name_alone_derives_a_schema_that_writes_nothing_and_is_refused(
+    compiled_kern, tmp_path
+):
     # An operator that writes no tensor and returns nothing is refused (torch.compile would take
     # it for pure); the derived schema marks nothing written, so the full one must be given.
     # kwcall.torch raises ImportError, not ModuleNotFoundError, without torch: ask for torch.
@@ -98,7 +86,7 @@ def test_the_name_alone_derives_a_schema_that_writes_nothing_and_is_refused(comp
     torch_ops = pytest.importorskip("kwcall.torch")
     with pytest.raises(ValueError) as refused:
         kwcute.export_to_c(
-            compiled, str(tmp_path / "k.o"), function_name="kern", torch_op="kwcall_test::kern"
+            compiled_kern, str(tmp_path / "k.o"), function_name="kern", torch_op="kwcall_test::kern"
         )
     assert str(refused.value).endswith(
         "; torch_op='kwcall_test::kern' derives a schema that marks no tensor written: pass the "
@@ -107,8 +95,8 @@ def test_the_name_alone_derives_a_schema_that_writes_nothing_and_is_refused(comp
     )
     assert os.listdir(tmp_path) == []
     obj = tmp_path / "k.o"
-    full = "kwcall_test::kern" + torch_ops.schema_of(compiled, mutates_args=["out"])
-    kwcute.export_to_c(compiled, str(obj), function_name="kern", torch_op=full)
+    full = "kwcall_test::kern" + torch_ops.schema_of(compiled_kern, mutates_args=["out"])
+    kwcute.export_to_c(compiled_kern, str(obj), function_name="kern", torch_op=full)
     assert exported_op(obj) == ["kwcall_test::kern", full[len("kwcall_test::kern") :]]
 
 
@@ -127,10 +115,12 @@ def test_the_name_alone_derives_a_schema_that_writes_nothing_and_is_refused(comp
     ],
 )  # fmt: skip
 def test_a_text_of_another_form_is_refused_before_anything_is_written(
-    compiled, tmp_path, torch_op, error, says
+    compiled_kern, tmp_path, torch_op, error, says
 ):
     with pytest.raises(error, match=None) as raised:
-        kwcute.export_to_c(compiled, str(tmp_path / "k.o"), function_name="kern", torch_op=torch_op)
+        kwcute.export_to_c(
+            compiled_kern, str(tmp_path / "k.o"), function_name="kern", torch_op=torch_op
+        )
     assert says in str(raised.value)
     assert os.listdir(tmp_path) == []
 
@@ -143,10 +133,12 @@ def test_a_text_of_another_form_is_refused_before_anything_is_written(
         ("kwcall_test::kern(Tensor(a!) out, int a) -> ()", "(out, a)"),
     ],
 )
-def test_arguments_that_are_not_the_parameters_are_refused(compiled, tmp_path, schema, shown):
+def test_arguments_that_are_not_the_parameters_are_refused(compiled_kern, tmp_path, schema, shown):
     pytest.importorskip("torch", reason="the arguments are compared where torch parses them")
     with pytest.raises(ValueError) as raised:
-        kwcute.export_to_c(compiled, str(tmp_path / "k.o"), function_name="kern", torch_op=schema)
+        kwcute.export_to_c(
+            compiled_kern, str(tmp_path / "k.o"), function_name="kern", torch_op=schema
+        )
     assert f"its arguments {shown} are not the parameters of kern (out, a, *, b)" in str(
         raised.value
     )

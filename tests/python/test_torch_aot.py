@@ -6,22 +6,13 @@ program reads its own /proc/self/maps, and ldd shows none linked."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 
-import pytest
-from helpers import REPOSITORY, TIME_SCALE
+from helpers import REPOSITORY, TIME_SCALE, require_cxx
+from torch_helpers import torch  # noqa: F401  (skips without torch, or one too old)
 
-torch = pytest.importorskip(
-    "torch", reason="PyTorch is not installed here (scripts/test.sh --torch installs it)"
-)
-try:
-    import kwcall.torch  # noqa: F401  # the version check
-except ImportError as error:  # a torch older than kwcall.torch needs
-    pytest.skip(str(error), allow_module_level=True)
-if shutil.which("c++") is None and shutil.which("g++") is None:
-    pytest.skip("the example and AOTInductor need a C++ compiler", allow_module_level=True)
+require_cxx("the example and AOTInductor need a C++ compiler")
 
 EXAMPLE = REPOSITORY / "examples" / "torch_aot"
 

@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import kwcall
 import pytest
-from torch_helpers import kwtorch, op, op_name, registered_ops, targets, torch  # noqa: F401
+from torch_helpers import kwtorch, op, op_name, targets, torch
 
 pytestmark = pytest.mark.usefixtures("registered_ops")
-
-import torch._inductor.lowering  # noqa: E402, F401  (see test_torch_compile.py)
 
 
 def mul_function():

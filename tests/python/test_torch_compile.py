@@ -8,24 +8,18 @@ from __future__ import annotations
 
 import kwcall
 import pytest
-from torch_helpers import (  # noqa: F401
+from torch_helpers import (
     TENSORS,
     axpy_function,
     kwtorch,
     op,
     op_name,
     register_axpy,
-    registered_ops,
     targets,
     torch,
 )
 
 pytestmark = pytest.mark.usefixtures("registered_ops")
-
-# Inductor's modules imported before any test runs: imported first inside a test after
-# FakeTensorMode has run, torch 2.13's torch._inductor.decomposition fails ('CustomDecompTable'
-# object is not a mapping).
-import torch._inductor.lowering  # noqa: E402, F401
 
 
 def test_fake_tensor_mode_runs_the_meta_kernel_and_not_the_function():

@@ -5,23 +5,14 @@ does, where Inductor's Python wrapper (the control) calls the op through one."""
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
-import kwcall
 import pytest
-from helpers import REPOSITORY, build_native
+from helpers import require_cxx
+from torch_helpers import TENSORS, axpy_function, kwtorch, torch
 
-torch = pytest.importorskip(
-    "torch", reason="PyTorch is not installed here (scripts/test.sh --torch installs it)"
-)
-try:
-    import kwcall.torch as kwtorch
-except ImportError as error:  # a torch older than kwcall.torch needs
-    pytest.skip(str(error), allow_module_level=True)
-if shutil.which("c++") is None and shutil.which("g++") is None:
-    pytest.skip("Inductor's C++ wrapper needs a C++ compiler", allow_module_level=True)
+require_cxx("Inductor's C++ wrapper needs a C++ compiler")
 
 import torch._inductor.config as inductor_config  # noqa: E402
 from torch._inductor.utils import run_and_get_code  # noqa: E402
@@ -29,18 +20,8 @@ from torch._inductor.utils import run_and_get_code  # noqa: E402
 OPS_FILE = str(Path(torch.__file__).parent / "_ops.py")
 
 
-@pytest.fixture(scope="module")
-def axpy():
-    """``def axpy(x, y, out, *, alpha=1.0)`` on native/torch_targets.cc's C++ axpy."""
-    build = REPOSITORY / "build" / "tests" / "torch_targets"
-    targets = build_native("kwcall_torch_targets", "torch_targets.cc", build)
-    signature = kwcall.Signature(["x", "y", "out"], (), ["alpha"], {"alpha": 1.0}, name="axpy")
-    return kwcall.wrap(targets["axpy"], signature)
-
-
-def compiled_model(axpy, name: str, cpp_wrapper: bool):
-    kwtorch.register(axpy, f"kwcall_test::{name}", mutates_args=["out"],
-                     types={"x": "Tensor", "y": "Tensor", "out": "Tensor"})  # fmt: skip
+def compiled_model(name: str, cpp_wrapper: bool):
+    kwtorch.register(axpy_function(), f"kwcall_test::{name}", mutates_args=["out"], types=TENSORS)
     op = getattr(torch.ops.kwcall_test, name)
 
     def model(x, y):
@@ -73,10 +54,10 @@ def python_frames_of(call) -> set[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("cpp_wrapper", [True, False], ids=["cpp_wrapper", "python_wrapper"])
-def test_the_cpp_wrapper_calls_the_op_through_the_dispatcher(axpy, cpp_wrapper):
+def test_the_cpp_wrapper_calls_the_op_through_the_dispatcher(cpp_wrapper):
     name = f"axpy_cw_{int(cpp_wrapper)}"
     try:
-        compiled, code = compiled_model(axpy, name, cpp_wrapper)
+        compiled, code = compiled_model(name, cpp_wrapper)
         calls_dispatcher = f'aoti_torch_call_dispatcher("kwcall_test::{name}"' in code
         assert calls_dispatcher == cpp_wrapper, code
         x, y = torch.randn(16), torch.randn(16)  # the shape compiled: no recompile

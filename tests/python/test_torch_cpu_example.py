@@ -5,18 +5,13 @@ and gets a backward through a torch.autograd.Function (gradcheck). No CuTeDSL, n
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 
-import pytest
-from helpers import REPOSITORY, TIME_SCALE
+from helpers import REPOSITORY, TIME_SCALE, require_cxx
 from torch_helpers import torch  # noqa: F401  (skips without torch)
 
-if shutil.which("c++") is None and shutil.which("g++") is None:
-    pytest.skip(
-        "the example builds C++ and torch.compile needs a compiler", allow_module_level=True
-    )
+require_cxx("the example builds C++ and torch.compile needs a compiler")
 
 
 def test_the_cpu_example_runs_every_check(tmp_path):

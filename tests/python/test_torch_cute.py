@@ -4,7 +4,7 @@ host-only kernel runs on CPU tensors through torch.ops as it does when called di
 
 # No `from __future__ import annotations`: CuTeDSL reads the annotations at compile time.
 import pytest
-from torch_helpers import kwtorch, op, op_name, registered_ops, torch  # noqa: F401
+from torch_helpers import kwtorch, op, op_name, torch
 
 cute = pytest.importorskip("cutlass.cute", reason="CuTeDSL (nvidia-cutlass-dsl) is not installed")
 np = pytest.importorskip("numpy")

@@ -15,14 +15,12 @@ from torch_helpers import (
     kwtorch,
     op_name,
     register_functional_axpy,
-    registered_ops,  # noqa: F401  (a fixture)
     targets,
     torch,
 )
 
 pytestmark = pytest.mark.usefixtures("registered_ops")
 
-import torch._inductor.lowering  # noqa: E402, F401  (see test_torch_compile.py)
 from torch.overrides import TorchFunctionMode  # noqa: E402  (torch_helpers skips without torch)
 from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 

@@ -5,16 +5,7 @@ from __future__ import annotations
 
 import kwcall
 import pytest
-from torch_helpers import (
-    TENSORS,
-    axpy_function,
-    kwtorch,
-    op,
-    op_name,
-    registered_ops,  # noqa: F401  (a fixture)
-    targets,
-    torch,
-)
+from torch_helpers import TENSORS, axpy_function, kwtorch, op, op_name, targets, torch
 
 pytestmark = pytest.mark.usefixtures("registered_ops")
 

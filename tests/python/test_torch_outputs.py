@@ -19,14 +19,11 @@ from torch_helpers import (
     qstats_function,
     register_functional_axpy,
     register_qstats,
-    registered_ops,  # noqa: F401  (a fixture)
     targets,
     torch,
 )
 
 pytestmark = pytest.mark.usefixtures("registered_ops")
-
-import torch._inductor.lowering  # noqa: E402, F401  (see test_torch_compile.py)
 
 
 def test_the_schema_returns_the_outputs_in_declaration_order():

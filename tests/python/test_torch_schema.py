@@ -15,7 +15,6 @@ from torch_helpers import (
     op,
     op_name,
     register_axpy,
-    registered_ops,  # noqa: F401  (a fixture)
     targets,
     torch,
 )

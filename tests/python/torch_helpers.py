@@ -4,6 +4,7 @@ native/torch_targets.cc, and unique operator names."""
 
 from __future__ import annotations
 
+import importlib
 import itertools
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,11 @@ try:
     import kwcall.torch as kwtorch
 except ImportError as error:  # a torch older than kwcall.torch needs
     pytest.skip(str(error), allow_module_level=True)
+
+# Inductor's modules imported before any test runs: imported first inside a test after
+# FakeTensorMode has run, torch 2.13's torch._inductor.decomposition fails ('CustomDecompTable'
+# object is not a mapping).
+importlib.import_module("torch._inductor.lowering")
 
 _TARGETS: list[Any] = []
 _numbers = itertools.count()
@@ -53,19 +59,11 @@ def axpy_function() -> Any:
 
 
 def register_axpy(stem: str = "axpy_out") -> tuple[str, Any]:
-    """A fresh axpy_out operator (unregistered at the end of the test by ``registered_ops``)."""
+    """A fresh axpy_out operator (unregistered at the end of the test by conftest.py's
+    ``registered_ops``)."""
     name = op_name(stem)
     kwtorch.register(axpy_function(), name, mutates_args=["out"], types=TENSORS)
     return name, op(name)
-
-
-@pytest.fixture
-def registered_ops():
-    """Unregisters, after the test, every operator the test registered."""
-    before = set(kwtorch.registered())
-    yield
-    for name in set(kwtorch.registered()) - before:
-        kwtorch.unregister(name)
 
 
 def register_functional_axpy(stem: str = "axpy") -> tuple[str, Any]:

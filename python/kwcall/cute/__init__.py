@@ -32,7 +32,10 @@ as a saved table's entries, registered with ``DispatchTable.save``).
 
 from __future__ import annotations
 
-from . import _table_entries  # noqa: F401  # registers CuTeDSL's entries with DispatchTable.save
+from . import (
+    _parameter_types,  # noqa: F401  # registers what CuTeDSL's compiles tell of types
+    _table_entries,  # noqa: F401  # registers CuTeDSL's entries with DispatchTable.save
+)
 from ._compile import compile
 from ._construct import from_stock, is_compiled_function
 from ._cutedsl_versions import SUPPORTED_VERSIONS, cutedsl_version, is_supported

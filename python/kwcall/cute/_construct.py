@@ -15,7 +15,8 @@ from typing import Any
 
 import tvm_ffi
 
-from .. import _function, _kwcall
+from .. import _function
+from .._kwcall import derive_type, error_function
 from . import _cutedsl, _cutedsl_versions, _derive, _write_export
 
 _NO_ENGINE = (
@@ -38,7 +39,7 @@ def build(stock: Any, layout: _derive.Layout, name: str) -> Any:
     raw = _cutedsl.raw_function(stock)
     if raw is None:
         # No engine: calls (from Python and C++) raise why; the signature stays for export.
-        target, convert = _kwcall.error_function(_NO_ENGINE.format(name=name)), None
+        target, convert = error_function(_NO_ENGINE.format(name=name)), None
     else:
         # Python callers' pointer objects become addresses first, as CuTeDSL does; C++ callers
         # pass addresses and keep the direct path.
@@ -95,7 +96,7 @@ def compiled_type() -> type:
 
 def _make_compiled_type(key: int) -> type:
     stock = _cutedsl.kwargs_class()
-    compiled = _kwcall.derive_type("kwcall.cute.CompiledFunction", (stock,))
+    compiled = derive_type("kwcall.cute.CompiledFunction", (stock,))
     compiled.__new__ = staticmethod(_new_for_cutedsl)
     compiled.__init__ = _init_noop
     compiled.run_compiled_program = _run_compiled_program

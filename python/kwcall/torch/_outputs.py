@@ -5,7 +5,7 @@ kernel allocates (contiguous) and passes to the function's parameter of that nam
 ``x``'s shape, dtype and device; ``lse`` the dimensions 0, 2 and 1 of ``q``, in that order, in
 float32 on ``q``'s device. The parameters named leave the schema's arguments and become its
 results (``-> Tensor``, ``-> (Tensor, Tensor)``, in declaration order). The kernels apply the
-rules in C++ (src/torch/outputs.cc); this module checks them against the signature and passes
+rules in C++ (src/torch/output_plan.cc); this module checks them against the signature and passes
 them on.
 """
 

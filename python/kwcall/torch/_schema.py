@@ -22,7 +22,9 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from . import _cute_types, _outputs, _privates
+from .. import _compiled_parameters
+from .._export_torch_op import TorchSchemas
+from . import _outputs, _privates
 from ._annotation_types import schema_type
 
 _P = inspect.Parameter
@@ -177,13 +179,14 @@ def schema_of(
                 f"kwcall.torch: {name!r} is not a parameter of {signature.name or 'the function'}"
                 f"() (its parameters: {', '.join(names)})"
             )
-    # What the annotations say, then what CuTeDSL's compile says over them.
+    # What the annotations say, then what the compile says over them (CuTeDSL's, for a
+    # kwcall.cute function: kwcall.cute registers how it is read).
     known = {
         name: type_
         for name, annotation in signature.annotations.items()
         if (type_ := schema_type(annotation)) is not None
     }
-    known.update(_cute_types.types_of(f))
+    known.update(_compiled_parameters.types_of(f, schema_type))
     rules = _outputs.checked(outputs, _output_check_types(params, types, known, outputs))
     pieces: list[str] = []
     alias = _alias_sets()
@@ -202,7 +205,7 @@ def schema_of(
                 "into its fields, which a torch schema cannot express: register a function "
                 "that takes the fields as parameters of their own"
             )
-        if param.name in _cute_types.pointer_parameters(f):
+        if param.name in _compiled_parameters.pointer_parameters(f):
             raise ValueError(
                 f"kwcall.torch: parameter {param.name!r} is a raw pointer, which a torch schema "
                 "cannot express: compile the kernel with a cute.Tensor there (a tensor is "
@@ -237,3 +240,12 @@ def _check_torch_reads(name: str, piece: str) -> None:
             f"kwcall.torch: parameter {name!r} is the schema argument {piece!r}, which torch "
             f"cannot read ({reason}): rename the parameter, or drop or change its default"
         ) from None
+
+
+def _arguments(text: str) -> list[tuple[str, bool]]:
+    return [(a.name, a.kwarg_only) for a in _privates.parse_schema(text).arguments]
+
+
+#: What kwcall.cute.export_to_c's ``torch_op`` borrows of torch (the entry point
+#: ``kwcall.torch_schemas`` in pyproject.toml names it).
+FOR_EXPORTS = TorchSchemas(derive=schema_of, arguments=_arguments)
