@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -294,9 +295,24 @@ TEST(DispatchTable, AMissWithoutCompileNamesTheKeyAndTheNearestKeys) {
             std::string::npos);
 }
 
+// What `call` returns in each of 8 threads started together, so that their calls race.
+std::vector<std::string> RaceEightThreads(const std::function<std::string()>& call) {
+  std::atomic<bool> go{false};
+  std::vector<std::thread> threads;
+  std::vector<std::string> results(8);
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] {
+      while (!go) std::this_thread::yield();
+      results[i] = call();
+    });
+  }
+  go = true;
+  for (auto& t : threads) t.join();
+  return results;
+}
+
 TEST(DispatchTable, AMissCompilesOncePerKeyUnderRacingThreads) {
   std::atomic<int> compiles{0};
-  std::atomic<bool> go{false};
   ffi::Function compile = ffi::Function::FromPacked([&](ffi::PackedArgs args, ffi::Any* result) {
     ++compiles;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));  // let the others miss too
@@ -305,16 +321,7 @@ TEST(DispatchTable, AMissCompilesOncePerKeyUnderRacingThreads) {
   });
   DispatchTable table(XYMode(), {key::Value("x")}, "racy", compile);
   ffi::Function f = table.function();
-  std::vector<std::thread> threads;
-  std::vector<std::string> results(8);
-  for (int i = 0; i < 8; ++i) {
-    threads.emplace_back([&, i] {
-      while (!go) std::this_thread::yield();
-      results[i] = Str(f(5));
-    });
-  }
-  go = true;
-  for (auto& t : threads) t.join();
+  std::vector<std::string> results = RaceEightThreads([&] { return Str(f(5)); });
   EXPECT_EQ(compiles.load(), 1);
   for (const std::string& r : results) EXPECT_EQ(r, "compiled-5");
   EXPECT_EQ(table.size(), 1);
@@ -324,7 +331,6 @@ TEST(DispatchTable, AMissCompilesOncePerKeyUnderRacingThreads) {
 
 TEST(DispatchTable, ACompileThatFailsLeavesNoEntryAndEveryWaiterFails) {
   std::atomic<int> compiles{0};
-  std::atomic<bool> go{false};
   ffi::Function compile = ffi::Function::FromPacked([&](ffi::PackedArgs args, ffi::Any*) {
     ++compiles;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -332,16 +338,7 @@ TEST(DispatchTable, ACompileThatFailsLeavesNoEntryAndEveryWaiterFails) {
   });
   DispatchTable table(XYMode(), {key::Value("x")}, "failing", compile);
   ffi::Function f = table.function();
-  std::vector<std::thread> threads;
-  std::vector<std::string> errors(8);
-  for (int i = 0; i < 8; ++i) {
-    threads.emplace_back([&, i] {
-      while (!go) std::this_thread::yield();
-      errors[i] = ErrorOf([&] { f(3); });
-    });
-  }
-  go = true;
-  for (auto& t : threads) t.join();
+  std::vector<std::string> errors = RaceEightThreads([&] { return ErrorOf([&] { f(3); }); });
   int own = 0, waited = 0;
   for (const std::string& e : errors) {
     if (e == "ValueError: no kernel for this shape") ++own;

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import importlib.util
 import itertools
 import os
@@ -82,6 +83,22 @@ def plain(value: Any) -> Any:
 
 
 _IDS = itertools.count()
+
+
+def unreadable_dataclass(value: Any, message: str) -> Any:
+    """A dataclass instance of one field, ``x`` (holding ``value``), whose read raises
+    RuntimeError(message): unpacking it must pass the error on."""
+
+    @dataclasses.dataclass
+    class Unreadable:
+        x: Any
+
+        def __getattribute__(self, name: str) -> Any:
+            if name == "x":
+                raise RuntimeError(message)
+            return object.__getattribute__(self, name)
+
+    return Unreadable(value)
 
 
 def unique(name: str) -> str:

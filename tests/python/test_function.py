@@ -21,6 +21,7 @@ from helpers import (
     plain,
     py_collect,
     unique,
+    unreadable_dataclass,
     vectorcall,
 )
 
@@ -523,18 +524,9 @@ def test_unpack_dataclass():
 
 @needs_unpack
 def test_unpack_error_propagates():
-    @dataclasses.dataclass
-    class Bad:
-        x: int
-
-        def __getattribute__(self, name):
-            if name == "x":
-                raise RuntimeError("field read failed")
-            return object.__getattribute__(self, name)
-
     fn = kwcall.wrap(collect, kwcall.Signature(["v"], unpack=["v"]))
     with pytest.raises(RuntimeError, match="field read failed"):
-        fn(Bad(1))
+        fn(unreadable_dataclass(1, "field read failed"))
     assert plain(fn(Point(1, 2.0))) == ((1, 2.0),)
 
 

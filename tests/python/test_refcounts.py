@@ -29,7 +29,7 @@ import kwcall
 import pytest
 import tvm_ffi
 import tvm_ffi.testing  # noqa: F401  # registers the testing.* globals
-from helpers import cpp_handle, needs_unpack
+from helpers import cpp_handle, needs_unpack, unreadable_dataclass
 from tvm_ffi.core import KWARGS
 
 CALLS = int(os.environ.get("KWCALL_LEAK_CALLS", "1000000"))
@@ -244,16 +244,7 @@ def test_bad_kwargs_tail():
 
 @needs_unpack
 def test_unpack_raising():
-    @dataclasses.dataclass
-    class BadPoint:
-        x: Any
-
-        def __getattribute__(self, name):
-            if name == "x":
-                raise RuntimeError("no fields")
-            return object.__getattribute__(self, name)
-
-    bad = BadPoint(X)
+    bad = unreadable_dataclass(X, "no fields")
     f = fn(kwcall.Signature(["a", "p"], unpack=["p"], name="up"))
     run = failing_calls_of(lambda: f(X, bad), RuntimeError, "no fields")
     assert_flat(run, SLOW_CALLS, watched(f, bad))

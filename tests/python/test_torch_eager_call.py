@@ -32,24 +32,26 @@ def through_torch(name, fn):
     return result, any(event.name == name for event in profile.events())
 
 
-class Recording(TorchDispatchMode):
+class _Seen:
+    """A mode that records the name of each function it sees, then runs it."""
+
     def __init__(self):
         super().__init__()
         self.seen = []
 
+    def _record(self, func, args, kwargs):
+        self.seen.append(str(func))
+        return func(*args, **(kwargs or {}))
+
+
+class Recording(_Seen, TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.seen.append(str(func))
-        return func(*args, **(kwargs or {}))
+        return self._record(func, args, kwargs)
 
 
-class FunctionRecording(TorchFunctionMode):
-    def __init__(self):
-        super().__init__()
-        self.seen = []
-
+class FunctionRecording(_Seen, TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        self.seen.append(str(func))
-        return func(*args, **(kwargs or {}))
+        return self._record(func, args, kwargs)
 
 
 def inputs(requires_grad=False):
