@@ -36,9 +36,13 @@ struct Vector {
   int64_t stride = 1;
   DLTensor tensor;
   explicit Vector(std::vector<T> values) : data(std::move(values)), length(data.size()) {
-    tensor = DLTensor{data.data(), {kDLCPU, 0}, 1,
+    tensor = DLTensor{data.data(),
+                      {kDLCPU, 0},
+                      1,
                       {static_cast<uint8_t>(kDLFloat), static_cast<uint8_t>(8 * sizeof(T)), 1},
-                      &length, &stride, 0};
+                      &length,
+                      &stride,
+                      0};
   }
 };
 
