@@ -1,11 +1,11 @@
 // A table's entries, found by their key's words without a lock: an open-addressed slot array
-// (linear probing, at most a quarter full, so that a hit
-// rarely probes a second slot) that readers reach with one acquire load. An entry is made
-// whole before it is published and never changes; a slot goes from empty to an entry once (a
-// release store), so a reader sees either no entry or a whole one. When the slots would pass a
-// quarter full, a slot array twice as large is filled and published instead; the old ones are kept
-// until the set dies, so a reader never holds a freed array (they add up to less than the last
-// one). Writers take turns on the owner's mutex.
+// (linear probing, at most a quarter full, so that a hit rarely probes a second slot) that
+// readers reach with one acquire load. An entry is made whole before it is published and never
+// changes; a slot goes from empty to an entry once (a release store), so a reader sees either no
+// entry or a whole one. When the slots would pass a quarter full, a slot array twice as large is
+// filled and published instead; the old ones are kept until the set dies, so a reader never
+// holds a freed array (they add up to less than the last one). Writers take turns on the
+// owner's mutex.
 #ifndef KWCALL_SRC_DISPATCH_ENTRY_SET_H_
 #define KWCALL_SRC_DISPATCH_ENTRY_SET_H_
 
